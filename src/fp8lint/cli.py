@@ -1,0 +1,205 @@
+"""Command line: `fp8lint check`, `fp8lint show`, `fp8lint rule`.
+
+Exit codes follow ruff: 0 clean, 1 findings (at or above `--fail-on`, default `warning`),
+2 usage, configuration or internal error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+from fp8lint import __version__
+
+FAIL_LEVELS = ("info", "warning", "error")
+
+
+def _csv(value: str) -> list[str]:
+    return [v.strip() for v in value.split(",") if v.strip()]
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="fp8lint",
+        description="Static checks for FP8 training configurations (Transformer Engine, "
+        "Megatron-LM, NeMo, Accelerate, DeepSpeed/MS-AMP).",
+    )
+    parser.add_argument("--version", action="version", version=f"fp8lint {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    check = sub.add_parser("check", help="lint files and directories")
+    check.add_argument("paths", nargs="*", default=["."], metavar="PATH")
+    check.add_argument("--select", type=_csv, default=None,
+                       help="rule codes, prefixes or names to run (replaces the default set)")
+    check.add_argument("--extend-select", type=_csv, default=[], help="add rules to the set")
+    check.add_argument("--ignore", type=_csv, default=[], help="rules to skip")
+    check.add_argument("--option", action="append", default=[], metavar="NAME=VALUE",
+                       help="a rule option, e.g. min-amax-history-len=32 (repeatable)")
+    check.add_argument("--output-format", choices=("text", "json"), default="text")
+    check.add_argument("--fail-on", choices=FAIL_LEVELS, default="warning",
+                       help="lowest severity that makes the exit code 1 (default: warning)")
+    check.add_argument("--exit-zero", action="store_true",
+                       help="exit 0 even when there are findings")
+    check.add_argument("-q", "--quiet", action="store_true", help="print findings only")
+
+    show = sub.add_parser("show", help="print the normalized FP8 sites of files")
+    show.add_argument("paths", nargs="+", metavar="FILE")
+    show.add_argument("--output-format", choices=("text", "json"), default="text")
+
+    rule = sub.add_parser("rule", help="print a rule's documentation")
+    rule.add_argument("code", nargs="?", help="a rule code (FP8101) or name (zero-headroom)")
+    rule.add_argument("--all", action="store_true", help="print every rule page")
+    return parser
+
+
+class UsageError(Exception):
+    pass
+
+
+def parse_options(pairs: Sequence[str]) -> dict[str, dict[str, Any]]:
+    """`NAME=VALUE` pairs checked against the options rules declare (type and existence)."""
+    if not pairs:
+        return {}
+    from fp8lint.rules import all_rules
+
+    declared = {o.name: (r.code, o) for r in all_rules() for o in r.options}
+    out: dict[str, dict[str, Any]] = {}
+    for pair in pairs:
+        name, sep, raw = pair.partition("=")
+        name = name.strip()
+        if not sep or name not in declared:
+            known = ", ".join(sorted(declared))
+            raise UsageError(f"unknown rule option `{name}` (known options: {known})")
+        code, option = declared[name]
+        try:
+            if option.type is bool:
+                if raw.lower() not in ("true", "false"):
+                    raise ValueError
+                value: Any = raw.lower() == "true"
+            else:
+                value = option.type(raw)
+        except ValueError:
+            raise UsageError(
+                f"rule option `{name}` expects {option.type.__name__}, got `{raw}`"
+            ) from None
+        out.setdefault(code, {})[name] = value
+    return out
+
+
+def cmd_check(args: argparse.Namespace) -> int:
+    from fp8lint.engine import RunSettings, Selection, run
+    from fp8lint.render import render_json, render_text
+
+    settings = RunSettings(
+        selection=Selection(
+            select=tuple(args.select) if args.select is not None else None,
+            extend_select=tuple(args.extend_select),
+            ignore=tuple(args.ignore),
+        ),
+        options=parse_options(args.option),
+    )
+    _check_selectors(settings.selection)
+    result = run(args.paths, settings)
+    if args.output_format == "json":
+        out = render_json(result.diagnostics)
+    else:
+        out = render_text(result.diagnostics, result.files_seen, quiet=args.quiet)
+    if out:
+        sys.stdout.write(out)
+    if args.exit_zero:
+        return 0
+    threshold = FAIL_LEVELS.index(args.fail_on)
+    failing = any(d.severity.rank >= threshold for d in result.diagnostics)
+    return 1 if failing else 0
+
+
+def _check_selectors(selection: Any) -> None:
+    from fp8lint.rules import all_rules
+
+    codes = [r.code for r in all_rules()] + ["FP8001"]
+    names = [r.name for r in all_rules()] + ["parse-error"]
+    for p in (selection.select or ()) + selection.extend_select + selection.ignore:
+        if p.upper() == "ALL" or p.lower() in names or any(c.startswith(p.upper()) for c in codes):
+            continue
+        raise UsageError(f"unknown rule selector `{p}`")
+
+
+def cmd_show(args: argparse.Namespace) -> int:
+    import json
+
+    from fp8lint.engine import FileProblem, RunSettings, display_path, lint_text, read_text
+    from fp8lint.render import render_sites
+    from fp8lint.sources import source_for
+
+    status = 0
+    dumps: list[Any] = []
+    for path in args.paths:
+        kind = source_for(path)
+        shown = display_path(path)
+        if kind is None:
+            print(f"{shown}: not a file type fp8lint reads", file=sys.stderr)
+            status = 2
+            continue
+        try:
+            text = read_text(path, RunSettings().max_bytes)
+        except FileProblem as exc:
+            print(f"{shown}:{exc.line}:{exc.column}: {exc.message}", file=sys.stderr)
+            status = 2
+            continue
+        if text is None:
+            print(f"{shown}: no FP8 settings")
+            continue
+        diags, sites = lint_text(shown, text, kind, RunSettings())
+        for d in diags:
+            if d.code == "FP8001":
+                print(f"{d.path}:{d.line}:{d.column}: {d.message}", file=sys.stderr)
+                status = 2
+        if args.output_format == "json":
+            dumps.extend(s.model_dump(mode="json") for s in sites)
+        else:
+            sys.stdout.write(render_sites(shown, sites))
+    if args.output_format == "json":
+        print(json.dumps(dumps, indent=2))
+    return status
+
+
+def cmd_rule(args: argparse.Namespace) -> int:
+    from fp8lint.docs import rule_page
+    from fp8lint.rules import all_rules, rule_by_code
+
+    if args.all:
+        print("\n\n".join(rule_page(r.code) for r in all_rules()))
+        return 0
+    if not args.code:
+        raise UsageError("give a rule code, or --all")
+    rule = rule_by_code(args.code)
+    if rule is None:
+        raise UsageError(f"unknown rule `{args.code}`")
+    print(rule_page(rule.code))
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    handlers = {"check": cmd_check, "show": cmd_show, "rule": cmd_rule}
+    try:
+        return handlers[args.command](args)
+    except UsageError as exc:
+        print(f"fp8lint: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130
+    except Exception as exc:  # an internal error: one line, no traceback, exit 2
+        if os.environ.get("FP8LINT_DEBUG"):
+            raise
+        print(f"fp8lint: internal error: {type(exc).__name__}: {exc} "
+              "(set FP8LINT_DEBUG=1 for a traceback)", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,47 @@
+"""What the engine hands to renderers: plain frozen records, no rule objects, no pydantic."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import Enum
+
+
+class Severity(str, Enum):
+    ERROR = "error"
+    WARNING = "warning"
+    INFO = "info"
+
+    @property
+    def rank(self) -> int:
+        return {"info": 0, "warning": 1, "error": 2}[self.value]
+
+
+@dataclass(frozen=True)
+class Related:
+    """A second place a finding points at: where FP8 was enabled, an anchor, a default."""
+
+    path: str
+    line: int
+    column: int
+    message: str
+
+
+@dataclass(frozen=True)
+class Diagnostic:
+    code: str
+    name: str
+    severity: Severity
+    message: str
+    path: str
+    line: int
+    column: int
+    end_line: int
+    end_column: int
+    related: tuple[Related, ...] = field(default=())
+    headroom_binades: float | None = None
+
+    def sort_key(self) -> tuple[str, int, int, str, str]:
+        return (self.path, self.line, self.column, self.code, self.message)
+
+
+PARSE_ERROR = ("FP8001", "parse-error")

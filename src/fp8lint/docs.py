@@ -1,0 +1,21 @@
+"""Rule pages: `rules/FP8xxx.md`, shipped in the wheel and printed by `fp8lint rule`."""
+
+from __future__ import annotations
+
+from importlib import resources
+
+
+def rule_page(code: str) -> str:
+    return resources.files("fp8lint.rules").joinpath(f"{code}.md").read_text(encoding="utf-8")
+
+
+def has_page(code: str) -> bool:
+    return resources.files("fp8lint.rules").joinpath(f"{code}.md").is_file()
+
+
+def page_codes() -> list[str]:
+    return sorted(
+        p.name[:-3]
+        for p in resources.files("fp8lint.rules").iterdir()
+        if p.name.startswith("FP8") and p.name.endswith(".md")
+    )

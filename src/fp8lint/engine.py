@@ -1,0 +1,322 @@
+"""The run: find files, read them once, prefilter, parse, apply rules, sort diagnostics.
+
+Heavy modules (pydantic, libcst, the rules) are imported only for a file that passes the
+byte-level prefilter, so a pre-commit call on unrelated files costs little more than starting
+Python.  Every failure on one file becomes an FP8001 diagnostic and the run goes on.
+"""
+
+from __future__ import annotations
+
+import codecs
+import os
+import re
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from fp8lint.diagnostics import PARSE_ERROR, Diagnostic, Related, Severity
+from fp8lint.sources import source_for
+
+if TYPE_CHECKING:
+    from fp8lint.model import Fp8Site
+    from fp8lint.rules.base import Rule
+    from fp8lint.sources.base import SourceFile
+
+PREFILTER = re.compile(rb"(?i)fp8|float8|msamp|delayedscaling|nvfp4")
+PREFILTER_TEXT = re.compile(r"(?i)fp8|float8|msamp|delayedscaling|nvfp4")
+SKIP_DIRS = frozenset({"node_modules", "__pycache__", "site-packages", "venv", "env"})
+DEFAULT_MAX_BYTES = 16 * 1024 * 1024
+_BOMS = (
+    (codecs.BOM_UTF32_LE, "utf-32"),
+    (codecs.BOM_UTF32_BE, "utf-32"),
+    (codecs.BOM_UTF8, "utf-8-sig"),
+    (codecs.BOM_UTF16_LE, "utf-16"),
+    (codecs.BOM_UTF16_BE, "utf-16"),
+)
+
+
+@dataclass(frozen=True)
+class Selection:
+    """Which rules run, ruff-style: `select` is the base, then `extend_select`, then `ignore`.
+
+    Entries are codes, code prefixes (`FP81`), rule names, or `ALL`.
+    """
+
+    select: tuple[str, ...] | None = None
+    extend_select: tuple[str, ...] = ()
+    ignore: tuple[str, ...] = ()
+
+    def enabled(self, code: str, name: str, default: bool) -> bool:
+        def hit(patterns: Iterable[str]) -> bool:
+            for p in patterns:
+                p = p.strip()
+                if p.upper() == "ALL" or code.startswith(p.upper()) or p.lower() == name:
+                    return True
+            return False
+
+        on = hit(self.select) if self.select is not None else default
+        if hit(self.extend_select):
+            on = True
+        if hit(self.ignore):
+            on = False
+        return on
+
+
+@dataclass
+class RunSettings:
+    selection: Selection = field(default_factory=Selection)
+    options: dict[str, dict[str, Any]] = field(default_factory=dict)  # code -> option -> value
+    max_bytes: int = DEFAULT_MAX_BYTES
+
+
+@dataclass
+class RunResult:
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    files_seen: int = 0
+    files_parsed: int = 0
+
+
+# --------------------------------------------------------------------------- discovery
+
+
+def discover(paths: Iterable[str]) -> Iterator[tuple[str, bool]]:
+    """(path, named explicitly) for every file to lint, in a stable order."""
+    for root in paths:
+        if os.path.isdir(root):
+            yield from _walk(root)
+        else:
+            yield root, True
+
+
+def _walk(top: str) -> Iterator[tuple[str, bool]]:
+    ignores: list[tuple[str, Any]] = []  # (directory, PathSpec) for each .gitignore seen
+    for dirpath, dirnames, filenames in os.walk(top, followlinks=False):
+        ignores = [(d, s) for d, s in ignores if _is_within(dirpath, d)]
+        if ".gitignore" in filenames:
+            spec = _read_gitignore(os.path.join(dirpath, ".gitignore"))
+            if spec is not None:
+                ignores.append((dirpath, spec))
+        keep = []
+        for d in sorted(dirnames):
+            full = os.path.join(dirpath, d)
+            if d.startswith(".") or d in SKIP_DIRS or os.path.exists(os.path.join(full, "pyvenv.cfg")):
+                continue
+            if _ignored(full + "/", ignores):
+                continue
+            keep.append(d)
+        dirnames[:] = keep
+        for name in sorted(filenames):
+            full = os.path.join(dirpath, name)
+            if name.startswith(".") or source_for(name) is None or _ignored(full, ignores):
+                continue
+            yield full, False
+
+
+def _is_within(path: str, directory: str) -> bool:
+    return path == directory or path.startswith(directory.rstrip(os.sep) + os.sep)
+
+
+def _read_gitignore(path: str) -> Any:
+    try:
+        with open(path, encoding="utf-8", errors="replace") as fh:
+            lines = fh.read().splitlines()
+    except OSError:
+        return None
+    if not any(line.strip() and not line.startswith("#") for line in lines):
+        return None
+    import pathspec
+
+    return pathspec.PathSpec.from_lines("gitwildmatch", lines)
+
+
+def _ignored(path: str, ignores: list[tuple[str, Any]]) -> bool:
+    for directory, spec in ignores:
+        rel = os.path.relpath(path.rstrip("/"), directory).replace(os.sep, "/")
+        if path.endswith("/"):
+            rel += "/"
+        if spec.match_file(rel):
+            return True
+    return False
+
+
+# --------------------------------------------------------------------------- reading
+
+
+class FileProblem(Exception):
+    def __init__(self, message: str, line: int = 1, column: int = 1) -> None:
+        super().__init__(message)
+        self.message = message
+        self.line = line
+        self.column = column
+
+
+def read_text(path: str, max_bytes: int) -> str | None:
+    """The decoded text, None when the file cannot hold FP8 settings (prefilter)."""
+    try:
+        with open(path, "rb") as fh:
+            data = fh.read(max_bytes + 1)
+    except IsADirectoryError:
+        raise FileProblem("is a directory, not a file") from None
+    except FileNotFoundError:
+        raise FileProblem("no such file (or a dangling symbolic link)") from None
+    except PermissionError:
+        raise FileProblem("permission denied") from None
+    except OSError as exc:
+        raise FileProblem(f"cannot read: {exc.strerror or exc}") from None
+    if len(data) > max_bytes:
+        raise FileProblem(f"file too large: over {max_bytes // (1024 * 1024)} MiB (not read)")
+    encoding = next((enc for bom, enc in _BOMS if data.startswith(bom)), None)
+    if encoding is None or encoding == "utf-8-sig":
+        if not PREFILTER.search(data):
+            return None
+        if b"\0" in data[:8192]:
+            raise FileProblem("binary content (NUL bytes): not a text config file")
+    try:
+        text = data.decode(encoding or "utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        col = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
+        raise FileProblem(
+            f"not valid {encoding or 'UTF-8'} text (byte 0x{data[exc.start]:02x})", line, col
+        ) from None
+    if encoding in ("utf-16", "utf-32") and not PREFILTER_TEXT.search(text):
+        return None
+    return text
+
+
+# --------------------------------------------------------------------------- the run
+
+
+def parse_file(file: SourceFile, kind: str) -> list[Fp8Site]:
+    if kind == "yaml":
+        from fp8lint.sources.structured import parse_yaml
+
+        return parse_yaml(file)
+    if kind == "json":
+        from fp8lint.sources.structured import parse_json
+
+        return parse_json(file)
+    from fp8lint.sources.python_source import parse_python
+
+    return parse_python(file)
+
+
+def display_path(path: str) -> str:
+    if os.path.isabs(path):
+        try:
+            rel = os.path.relpath(path)
+        except ValueError:
+            return path
+        return path if rel.startswith("..") else rel
+    return os.path.normpath(path)
+
+
+def lint_text(path: str, text: str, kind: str, settings: RunSettings) -> tuple[list[Diagnostic], list[Fp8Site]]:
+    """Diagnostics and sites for one decoded file."""
+    from fp8lint.sources.base import ParseError, SourceFile
+
+    file = SourceFile(path, text)
+    try:
+        sites = parse_file(file, kind)
+    except ParseError as exc:
+        return [_problem(path, exc.message, exc.line, exc.column)], []
+    except RecursionError:
+        return [_problem(path, "nesting too deep to read")], []
+    return apply_rules(sites, settings), sites
+
+
+def apply_rules(sites: list[Fp8Site], settings: RunSettings) -> list[Diagnostic]:
+    if not sites:
+        return []
+    from fp8lint.rules import all_rules
+
+    out: list[Diagnostic] = []
+    for rule_cls in all_rules():
+        if not settings.selection.enabled(rule_cls.code, rule_cls.name, rule_cls.default_enabled):
+            continue
+        rule = rule_cls()
+        options = rule_cls.option_defaults()
+        options.update(settings.options.get(rule_cls.code, {}))
+        for site in sites:
+            for f in rule.check(site, options):
+                out.append(_diagnostic(rule, f))
+    return _dedupe(out)
+
+
+def _diagnostic(rule: Rule, f: Any) -> Diagnostic:
+    span = f.span
+    return Diagnostic(
+        code=rule.code,
+        name=rule.name,
+        severity=f.severity or rule.severity,
+        message=f.message,
+        path=span.path,
+        line=span.line,
+        column=span.column,
+        end_line=span.end_line,
+        end_column=span.end_column,
+        related=tuple(Related(s.path, s.line, s.column, m) for s, m in f.related),
+        headroom_binades=f.headroom_binades,
+    )
+
+
+def _dedupe(diags: list[Diagnostic]) -> list[Diagnostic]:
+    seen: set[tuple[Any, ...]] = set()
+    out = []
+    for d in diags:
+        key = (d.code, d.path, d.line, d.column, d.message)
+        if key not in seen:
+            seen.add(key)
+            out.append(d)
+    return out
+
+
+def _problem(path: str, message: str, line: int = 1, column: int = 1) -> Diagnostic:
+    code, name = PARSE_ERROR
+    return Diagnostic(code, name, Severity.ERROR, message, path, line, column, line, column + 1)
+
+
+def run(paths: Iterable[str], settings: RunSettings) -> RunResult:
+    result = RunResult()
+    parse_enabled = settings.selection.enabled(PARSE_ERROR[0], PARSE_ERROR[1], True)
+    for path, explicit in discover(paths):
+        shown = display_path(path)
+        kind = source_for(path)
+        if kind is None:
+            if explicit and not os.path.exists(path):
+                kind = "missing"
+            elif explicit and os.path.isdir(path):
+                kind = "dir"
+            else:
+                continue
+        result.files_seen += 1
+        try:
+            if kind in ("missing", "dir"):
+                raise FileProblem("no such file or directory" if kind == "missing" else
+                                  "is a directory, not a file")
+            text = read_text(path, settings.max_bytes)
+        except FileProblem as exc:
+            if parse_enabled:
+                result.diagnostics.append(_problem(shown, exc.message, exc.line, exc.column))
+            continue
+        if text is None:
+            continue
+        result.files_parsed += 1
+        try:
+            diags, _ = lint_text(shown, text, kind, settings)
+        except Exception as exc:  # a bug in fp8lint must not stop the other files
+            if os.environ.get("FP8LINT_DEBUG"):
+                raise
+            diags = [_problem(shown, f"internal error while checking this file: "
+                                     f"{type(exc).__name__}: {exc}")]
+        result.diagnostics.extend(
+            d for d in diags if d.code != PARSE_ERROR[0] or parse_enabled
+        )
+    result.diagnostics.sort(key=Diagnostic.sort_key)
+    return result
+
+
+def rule_options_schema() -> Mapping[str, Mapping[str, Any]]:
+    from fp8lint.rules import all_rules
+
+    return {r.code: {o.name: o for o in r.options} for r in all_rules()}

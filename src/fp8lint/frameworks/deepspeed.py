@@ -1,0 +1,77 @@
+"""DeepSpeed configs: the MS-AMP `msamp` section, and FP8 keys DeepSpeed does not have.
+
+DeepSpeed itself has no FP8 training key: its precision sections are `fp16`, `bf16` and
+`amp` (microsoft/DeepSpeed `deepspeed/runtime/config.py`, v0.16.5).  FP8 with DeepSpeed
+comes from Accelerate + Transformer Engine or from MS-AMP, whose patched DeepSpeed reads
+`"msamp": {"enabled", "opt_level": "O1"|"O2"|"O3", "use_te"}` (MS-AMP user tutorial).
+"""
+
+from __future__ import annotations
+
+from fp8lint.frameworks.transformer_config import as_bool
+from fp8lint.model import Fp8Site, Framework, Recipe, Setting, SourceNote
+from fp8lint.sources.base import SourceFile, default, written
+from fp8lint.sources.tree_args import args_of_map
+from fp8lint.tree import Document
+
+_DS_KEYS = {
+    "train_batch_size",
+    "train_micro_batch_size_per_gpu",
+    "gradient_accumulation_steps",
+    "zero_optimization",
+    "fp16",
+    "bf16",
+    "msamp",
+}
+OPT_LEVELS = ("O1", "O2", "O3")
+NO_FP8_KEY = (
+    "DeepSpeed has no FP8 setting: its precision sections are `fp16`, `bf16` and `amp`, so "
+    "`{key}` does nothing. FP8 with DeepSpeed comes from Accelerate + Transformer Engine "
+    "(`mixed_precision: fp8`) or from MS-AMP's `msamp` section"
+)
+
+
+def from_tree(file: SourceFile, doc: Document) -> list[Fp8Site]:
+    root = doc.root
+    if root is None or not root.is_map:
+        return []
+    keys = set(root.keys())
+    if len(keys & _DS_KEYS) < 2 and "msamp" not in keys:
+        return []
+    notes = [
+        SourceNote(kind="ignored", key=k.raw or "", span=file.span(k.start, v.end),
+                   message=NO_FP8_KEY.format(key=k.raw))
+        for k, v in root.items()
+        if k.raw is not None and "fp8" in k.raw.lower()
+    ]
+    pair = root.get("msamp")
+    if pair is None or not pair[1].is_map:
+        if not notes:
+            return []
+        return [Fp8Site(path=file.path, framework=Framework.DEEPSPEED_MSAMP, kind="DeepSpeed config",
+                        span=file.span_of(root),
+                        enabled=Setting[bool](value=False, known=True, provenance="default",
+                                              key="msamp.enabled", default_of="DeepSpeed"),
+                        notes=notes)]
+    args = args_of_map(file, root, ("msamp",), pair[1].deref(), "msamp.{key}")
+    en = args.get("enabled")
+    if en is None:
+        enabled = default(False, "MS-AMP", "msamp.enabled", None)
+    elif not en.known:
+        enabled = written(en, None)
+    else:
+        enabled = written(en, bool(as_bool(en.value)))
+    invalid: list[SourceNote] = []
+    level = args.get("opt_level")
+    if level is not None and level.known and str(level.value) not in OPT_LEVELS:
+        invalid.append(SourceNote(kind="invalid-value", key=level.key, span=level.value_span,
+                                  message=f"`{level.key}` is {level.raw!r}; expected O1, O2 or O3"))
+    return [Fp8Site(
+        path=file.path, framework=Framework.DEEPSPEED_MSAMP, kind="DeepSpeed MS-AMP section",
+        span=file.span(pair[0].start, pair[1].end),
+        enable_span=enabled.span if enabled.written else None,
+        enabled=enabled,
+        recipe=Setting[Recipe](value=Recipe.MSAMP, known=True, provenance="derived",
+                               key="msamp", span=file.span_of(pair[0])),
+        notes=notes, invalid=invalid,
+    )]

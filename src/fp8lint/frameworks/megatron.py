@@ -1,0 +1,163 @@
+"""Megatron-LM: command-line flags (functional-test `MODEL_ARGS`, and later launch scripts) and
+`--yaml-cfg` / serialized `TransformerConfig` mappings.
+
+Flag names and defaults: Megatron-LM `megatron/training/arguments.py` and
+`megatron/core/transformer/transformer_config.py` (see fp8-config-surface.md §2).  In a
+functional-test `model_config.yaml`, `true` means the bare flag
+(`tests/functional_tests/shell_test_utils/_run_training.sh`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from fp8lint.frameworks.transformer_config import (
+    MEGATRON_DEFAULTS,
+    Profile,
+    as_bool,
+    build_site,
+)
+from fp8lint.model import Fp8Site, Framework
+from fp8lint.sources.base import Arg, SourceFile
+from fp8lint.sources.tree_args import args_of_map
+from fp8lint.tree import Document, Node
+
+# flags whose field name is not the flag with dashes turned into underscores
+_RENAMED = {
+    "fp8_format": "fp8",
+    "fp4_format": "fp4",
+    "num_experts": "num_moe_experts",
+    "fp8_param_gather": "fp8_param_gather",
+    "swiglu": "gated_linear_unit",
+}
+_NEGATED = {"no_fp8_wgrad": "fp8_wgrad", "disable_fp8_wgrad": "fp8_wgrad"}
+_LEGACY_FORMAT = {"fp8_e4m3": "e4m3", "fp8_hybrid": "hybrid"}
+
+
+def _flag_to_field(flag: str) -> str:
+    return flag.lstrip("-").replace("-", "_")
+
+
+def field_to_flag(name: str) -> str:
+    """How a user writes a TransformerConfig field on Megatron's command line."""
+    flag = {v: k for k, v in _RENAMED.items()}.get(name, name)
+    return "--" + flag.replace("_", "-")
+
+
+MEGATRON_FLAGS = Profile(
+    framework=Framework.MEGATRON,
+    label="Megatron-LM",
+    defaults=MEGATRON_DEFAULTS,
+    spell=field_to_flag,
+    kind="Megatron command-line flags",
+)
+
+
+def fields_from_flags(flags: dict[str, Arg]) -> dict[str, Arg]:
+    """Megatron flags (`--fp8-format` ...) as TransformerConfig fields (`fp8` ...)."""
+    fields: dict[str, Arg] = {}
+    for flag, arg in flags.items():
+        name = _flag_to_field(flag)
+        if name in _NEGATED:
+            on = as_bool(arg.value) if arg.known else None
+            fields[_NEGATED[name]] = replace(arg, value=(not on) if on is not None else arg.value)
+        elif name in _LEGACY_FORMAT:
+            if arg.known and as_bool(arg.value):
+                fields["fp8"] = replace(arg, value=_LEGACY_FORMAT[name])
+        else:
+            fields[_RENAMED.get(name, name)] = arg
+    gqa = fields.pop("group_query_attention", None)
+    if gqa is None or not (gqa.known and as_bool(gqa.value)):
+        fields.pop("num_query_groups", None)
+    return fields
+
+
+def site_from_flags(flags: dict[str, Arg], path: str, site_span: object, kind: str) -> Fp8Site:
+    from fp8lint.model import Span
+
+    assert isinstance(site_span, Span)
+    return build_site(fields_from_flags(flags), replace(MEGATRON_FLAGS, kind=kind), path, site_span)
+
+
+def from_model_args(file: SourceFile, doc: Document) -> list[Fp8Site]:
+    """Functional-test `model_config.yaml`: each `MODEL_ARGS*` block is a site."""
+    root = doc.root
+    if root is None or not root.is_map:
+        return []
+    sites: list[Fp8Site] = []
+    for key, value in root.items():
+        if key.raw is None or not key.raw.startswith("MODEL_ARGS") or not value.is_map:
+            continue
+        flags: dict[str, Arg] = {}
+        for name, arg in args_of_map(file, root, (key.raw,), value).items():
+            if not name.startswith("--"):
+                continue
+            if isinstance(arg.value, str) and "${" in arg.value:
+                arg = replace(arg, known=False, note=f"`{arg.value}` is filled in by the launcher")
+            if arg.value is None and arg.known:
+                arg = replace(arg, value=True)  # an empty value is the bare flag
+            flags[name] = arg
+        span = file.span(key.start, value.end)
+        sites.append(site_from_flags(flags, file.path, span, f"Megatron `{key.raw}` block"))
+    return sites
+
+
+def _is_transformer_config(node: Node) -> bool:
+    keys = set(node.keys())
+    return "fp8" in keys and any(
+        k in keys for k in ("fp8_margin", "fp8_amax_history_len", "fp8_recipe", "fp8_amax_compute_algo")
+    ) and not ({"fp8_hybrid", "fp8_e4m3"} & keys)
+
+
+def from_transformer_config(file: SourceFile, doc: Document) -> list[Fp8Site]:
+    """`--yaml-cfg` files (`language_model:` + `model_parallel:`) and serialized configs."""
+    root = doc.root
+    if root is None or not root.is_map:
+        return []
+    from fp8lint.tree import walk
+
+    sites: list[Fp8Site] = []
+    for path, mapping in walk(root, max_depth=4):
+        if not _is_transformer_config(mapping):
+            continue
+        prefix = ".".join(path)
+        spell = (prefix + ".{key}") if prefix else "{key}"
+        fields = args_of_map(file, root, path, mapping, spell)
+        parent = root if len(path) <= 1 else _parent(root, path)
+        for sibling in ("model_parallel",):
+            pair = parent.get(sibling) if parent is not None else None
+            if pair and pair[1].is_map:
+                sib_path = path[:-1] + (sibling,)
+                for name, arg in args_of_map(
+                    file, root, sib_path, pair[1], ".".join(sib_path) + ".{key}"
+                ).items():
+                    fields.setdefault(name, arg)
+        if parent is not None and parent is not mapping:
+            for name, arg in args_of_map(file, root, path[:-1], parent,
+                                          (".".join(path[:-1]) + ".{key}") if path[:-1] else "{key}").items():
+                fields.setdefault(name, arg)
+        target = mapping.get("_target_")
+        nemo = target is not None and "nemo" in str(target[1].deref().value)
+        profile = Profile(
+            framework=Framework.NEMO2 if nemo else Framework.MEGATRON,
+            label="Megatron-LM",
+            defaults=MEGATRON_DEFAULTS,
+            spell=lambda n, p=prefix: f"{p}.{n}" if p else n,
+            kind="serialized NeMo 2 model config" if nemo else "Megatron TransformerConfig mapping",
+        )
+        if len(path) >= 1:
+            key_pair = (_parent(root, path) or root).get(path[-1])
+            span = file.span(key_pair[0].start, mapping.end) if key_pair else file.span_of(mapping)
+        else:
+            span = file.span_of(mapping)
+        sites.append(build_site(fields, profile, file.path, span))
+    return sites
+
+
+def _parent(root: Node, path: tuple[str, ...]) -> Node | None:
+    from fp8lint.sources.tree_args import lookup
+
+    if len(path) <= 1:
+        return root
+    node = lookup(root, list(path[:-1]))
+    return node.deref() if node is not None else None

@@ -1,0 +1,352 @@
+"""Megatron `TransformerConfig` semantics, shared by every stack built on it.
+
+Megatron flags, Megatron `--yaml-cfg` files, NeMo 1.x YAML, NeMo 2 `MegatronMixedPrecision`,
+Megatron-Bridge `MixedPrecisionConfig` and serialized NeMo 2 configs all name the same fields
+(`fp8`, `fp8_recipe`, `fp8_amax_history_len`, ...).  They differ in defaults, which is the
+point: a `Profile` holds one stack's defaults and how it spells a key, and `build_site`
+turns the written fields into an `Fp8Site` where every missing field is that stack's default.
+
+Sources: Megatron-LM `megatron/core/transformer/transformer_config.py` and
+`megatron/core/fp8_utils.py`; NeMo `nemo/lightning/pytorch/plugins/mixed_precision.py`;
+Megatron-Bridge `src/megatron/bridge/training/mixed_precision.py` (commits in
+../shared/reference/fp8-config-surface.md §0).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from fp8lint.model import (
+    AmaxAlgo,
+    AmaxScope,
+    Fp8Format,
+    Fp8Site,
+    Framework,
+    Recipe,
+    Setting,
+    SourceNote,
+    Span,
+)
+from fp8lint.sources.base import Arg, default, written
+
+MEGATRON_DEFAULTS: dict[str, Any] = {
+    "fp8_recipe": "delayed",
+    "fp8_margin": 0,
+    "fp8_interval": 1,
+    "fp8_amax_history_len": 1,
+    "fp8_amax_compute_algo": "most_recent",
+    "fp8_wgrad": True,
+    "fp8_output_proj": False,
+    "fp8_dot_product_attention": False,
+    "fp8_multi_head_attention": False,
+    "tp_only_amax_red": False,
+    "first_last_layers_bf16": False,
+    "num_layers_at_start_in_bf16": 1,
+    "num_layers_at_end_in_bf16": 1,
+    "fp8_param_gather": False,
+    "tensor_model_parallel_size": 1,
+    "pipeline_model_parallel_size": 1,
+    "context_parallel_size": 1,
+    "expert_model_parallel_size": 1,
+    "sequence_parallel": False,
+    "gated_linear_unit": False,
+}
+
+
+def _with(base: dict[str, Any], **changes: Any) -> dict[str, Any]:
+    out = dict(base)
+    out.update(changes)
+    return out
+
+
+NEMO2_DEFAULTS = _with(MEGATRON_DEFAULTS, num_layers_at_start_in_bf16=0, num_layers_at_end_in_bf16=0)
+BRIDGE_DEFAULTS = _with(NEMO2_DEFAULTS, fp8_recipe="tensorwise")
+TE_DEFAULTS = {"fp8_margin": 0, "fp8_amax_history_len": 1024, "fp8_amax_compute_algo": "max"}
+
+RECIPES = {
+    "delayed": Recipe.DELAYED,
+    "tensorwise": Recipe.TENSORWISE,
+    "mxfp8": Recipe.MXFP8,
+    "blockwise": Recipe.BLOCKWISE,
+    "custom": Recipe.CUSTOM,
+}
+FORMATS = {"e4m3": Fp8Format.E4M3, "hybrid": Fp8Format.HYBRID}
+ALGOS = {"max": AmaxAlgo.MAX, "most_recent": AmaxAlgo.MOST_RECENT}
+GATED_ACTIVATIONS = {"swiglu", "fast-swiglu", "geglu", "fast-geglu", "reglu", "fast-reglu"}
+
+# model field <- TransformerConfig field, with the value type it needs
+INT_FIELDS: dict[str, str] = {
+    "margin": "fp8_margin",
+    "interval": "fp8_interval",
+    "amax_history_len": "fp8_amax_history_len",
+    "num_layers_at_start_in_bf16": "num_layers_at_start_in_bf16",
+    "num_layers_at_end_in_bf16": "num_layers_at_end_in_bf16",
+    "tensor_parallel": "tensor_model_parallel_size",
+    "pipeline_parallel": "pipeline_model_parallel_size",
+    "context_parallel": "context_parallel_size",
+    "expert_parallel": "expert_model_parallel_size",
+    "expert_tensor_parallel": "expert_tensor_parallel_size",
+    "hidden_size": "hidden_size",
+    "ffn_hidden_size": "ffn_hidden_size",
+    "num_attention_heads": "num_attention_heads",
+    "num_query_groups": "num_query_groups",
+    "num_layers": "num_layers",
+    "num_experts": "num_moe_experts",
+    "seq_length": "seq_length",
+    "micro_batch_size": "micro_batch_size",
+    "world_size": "world_size",
+}
+BOOL_FIELDS: dict[str, str] = {
+    "fp8_wgrad": "fp8_wgrad",
+    "fp8_output_proj": "fp8_output_proj",
+    "fp8_dpa": "fp8_dot_product_attention",
+    "fp8_mha": "fp8_multi_head_attention",
+    "tp_only_amax_red": "tp_only_amax_red",
+    "first_last_layers_bf16": "first_last_layers_bf16",
+    "fp8_param_gather": "fp8_param_gather",
+    "sequence_parallel": "sequence_parallel",
+    "reduce_amax": "reduce_amax",
+}
+# fields that only matter for FP8 itself; topology and shape are always read
+FP8_FIELDS = frozenset(
+    {"fp8", "fp8_recipe", "fp4", "fp8_quantizer_factory", "fp8_param", "fp8_params"}
+    | {v for k, v in INT_FIELDS.items() if k in ("margin", "interval", "amax_history_len")}
+    | {"fp8_amax_compute_algo", "num_layers_at_start_in_bf16", "num_layers_at_end_in_bf16"}
+    | {v for k, v in BOOL_FIELDS.items() if k not in ("sequence_parallel",)}
+)
+
+
+@dataclass(frozen=True)
+class Profile:
+    """One stack's defaults and spelling."""
+
+    framework: Framework
+    label: str
+    defaults: dict[str, Any]
+    spell: Callable[[str], str] = lambda name: name
+    kind: str = "TransformerConfig fields"
+    # NeMo 1.x: keys the stack reads but does not forward on its default path
+    ignored: dict[str, str] = field(default_factory=dict)
+
+
+def as_int(value: Any) -> int | None:
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    if isinstance(value, str) and value.strip().lstrip("+-").isdigit():
+        return int(value.strip())
+    return None
+
+
+def as_bool(value: Any) -> bool | None:
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, str) and value.lower() in ("true", "false", "1", "0", "yes", "no"):
+        return value.lower() in ("true", "1", "yes")
+    if isinstance(value, int) and value in (0, 1):
+        return bool(value)
+    return None
+
+
+def _invalid(arg: Arg, expected: str) -> SourceNote:
+    return SourceNote(
+        kind="invalid-value",
+        key=arg.key,
+        span=arg.value_span,
+        message=f"`{arg.key}` is {arg.raw if arg.raw is not None else arg.value!r}; {expected}",
+    )
+
+
+def build_site(
+    fields: dict[str, Arg],
+    profile: Profile,
+    path: str,
+    site_span: Span,
+    *,
+    enabled: Setting[bool] | None = None,
+    fmt: Setting[Fp8Format] | None = None,
+    notes: list[SourceNote] | None = None,
+) -> Fp8Site:
+    """An `Fp8Site` from TransformerConfig-named fields; missing fields take the defaults."""
+    invalid: list[SourceNote] = []
+    site_notes = list(notes or [])
+    values: dict[str, Setting[Any]] = {}
+
+    def missing(name: str, value: Any, span: Span | None, note: str | None = None) -> Setting[Any]:
+        return default(value, profile.label, profile.spell(name), span, note)
+
+    # -- enabled and format ---------------------------------------------------------------
+    if enabled is None or fmt is None:
+        arg = fields.get("fp8")
+        if arg is None:
+            enabled = Setting[bool](value=False, known=True, provenance="default",
+                                    key=profile.spell("fp8"), default_of=profile.label)
+            fmt = Setting[Fp8Format](known=False)
+        elif not arg.known:
+            enabled = written(arg, None)
+            fmt = written(arg, None)
+        elif arg.value is None or arg.value is False:
+            enabled = written(arg, False)
+            fmt = Setting[Fp8Format](known=False)
+        elif isinstance(arg.value, str) and arg.value.lower() in FORMATS:
+            enabled = written(arg, True)
+            fmt = written(arg, FORMATS[arg.value.lower()])
+        else:
+            invalid.append(_invalid(arg, "expected `e4m3` or `hybrid`"))
+            enabled = written(arg, True)
+            fmt = Setting[Fp8Format](known=False, span=arg.value_span, key=arg.key,
+                                  provenance="written")
+    values["enabled"] = enabled
+    values["fmt"] = fmt
+    anchor = enabled.span if enabled.written else None
+    anchor = anchor or site_span
+
+    # -- recipe -------------------------------------------------------------------------
+    arg = fields.get("fp8_recipe")
+    if arg is None:
+        values["recipe"] = missing("fp8_recipe", RECIPES[profile.defaults["fp8_recipe"]], anchor)
+    elif not arg.known:
+        values["recipe"] = written(arg, None)
+    elif isinstance(arg.value, str) and arg.value.lower() in RECIPES:
+        values["recipe"] = written(arg, RECIPES[arg.value.lower()])
+    else:
+        invalid.append(_invalid(arg, "expected one of " + ", ".join(f"`{r}`" for r in RECIPES)))
+        values["recipe"] = Setting[Recipe](known=False, span=arg.value_span, key=arg.key,
+                                  provenance="written")
+
+    # -- amax algorithm -------------------------------------------------------------------
+    arg = fields.get("fp8_amax_compute_algo")
+    if arg is None:
+        algo_default = profile.defaults.get("fp8_amax_compute_algo")
+        values["amax_compute_algo"] = (
+            missing("fp8_amax_compute_algo", ALGOS[algo_default], anchor)
+            if algo_default
+            else Setting[AmaxAlgo](known=False)
+        )
+    elif not arg.known:
+        values["amax_compute_algo"] = written(arg, None)
+    elif isinstance(arg.value, str) and arg.value.lower() in ALGOS:
+        values["amax_compute_algo"] = written(arg, ALGOS[arg.value.lower()])
+    else:
+        invalid.append(_invalid(arg, "expected `max` or `most_recent`"))
+        values["amax_compute_algo"] = Setting[AmaxAlgo](known=False, span=arg.value_span, key=arg.key,
+                                  provenance="written")
+
+    # -- integers and booleans --------------------------------------------------------------
+    for model_name, cfg_name in INT_FIELDS.items():
+        arg = fields.get(cfg_name)
+        if arg is None:
+            if cfg_name in profile.defaults:
+                values[model_name] = missing(cfg_name, profile.defaults[cfg_name], anchor)
+            continue
+        if not arg.known:
+            values[model_name] = written(arg, None)
+            continue
+        if arg.value is None and cfg_name not in FP8_FIELDS:
+            continue  # `ffn_hidden_size: null` means "derive it"
+        number = as_int(arg.value)
+        if number is None:
+            invalid.append(_invalid(arg, "expected an integer"))
+            values[model_name] = Setting[int](known=False, span=arg.value_span, key=arg.key,
+                                  provenance="written")
+        else:
+            values[model_name] = written(arg, number)
+    for model_name, cfg_name in BOOL_FIELDS.items():
+        arg = fields.get(cfg_name)
+        if cfg_name in profile.ignored:
+            continue  # reported as a note below; the framework's own value stands
+        if arg is None:
+            if cfg_name in profile.defaults:
+                values[model_name] = missing(cfg_name, profile.defaults[cfg_name], anchor)
+            continue
+        if not arg.known:
+            values[model_name] = written(arg, None)
+            continue
+        flag = as_bool(arg.value)
+        if flag is None:
+            if arg.value is None:
+                continue
+            invalid.append(_invalid(arg, "expected true or false"))
+            values[model_name] = Setting[bool](known=False, span=arg.value_span, key=arg.key,
+                                  provenance="written")
+        else:
+            values[model_name] = written(arg, flag)
+
+    # -- strings ---------------------------------------------------------------------------
+    for model_name, cfg_name in (("fp4", "fp4"), ("quantizer_factory", "fp8_quantizer_factory")):
+        arg = fields.get(cfg_name)
+        if arg is not None and (arg.value is not None or not arg.known):
+            values[model_name] = written(arg, None if arg.value is None else str(arg.value))
+
+    # -- gated MLP (Megatron `--swiglu`, NeMo `activation: swiglu`, `gated_linear_unit`) ----
+    for cfg_name in ("gated_linear_unit", "swiglu", "activation", "activation_func"):
+        arg = fields.get(cfg_name)
+        if arg is None or not arg.known:
+            continue
+        if cfg_name in ("activation", "activation_func"):
+            if isinstance(arg.value, str):
+                values["gated_mlp"] = written(arg, arg.value.lower() in GATED_ACTIVATIONS)
+        else:
+            flag = as_bool(arg.value)
+            if flag is not None:
+                values["gated_mlp"] = written(arg, flag)
+        if "gated_mlp" in values and values["gated_mlp"].value:
+            break
+    if "gated_mlp" not in values and "gated_linear_unit" in profile.defaults:
+        values["gated_mlp"] = missing("gated_linear_unit", profile.defaults["gated_linear_unit"],
+                                      anchor)
+
+    # -- derived values -----------------------------------------------------------------------
+    hidden = values.get("hidden_size")
+    if "ffn_hidden_size" not in values and hidden is not None and hidden.value:
+        gated = bool(values.get("gated_mlp") and values["gated_mlp"].value)
+        ffn = int((4 * hidden.value * 2 / 3) / 64) * 64 if gated else 4 * hidden.value
+        values["ffn_hidden_size"] = Setting[int](
+            value=ffn,
+            known=True,
+            provenance="derived",
+            key=profile.spell("ffn_hidden_size"),
+            span=hidden.span,
+            note=(
+                f"{profile.label} derives it from the hidden size "
+                + ("(8/3 x hidden, rounded down to 64, for a gated MLP)" if gated else "(4 x hidden)")
+            ),
+        )
+    if "expert_tensor_parallel" not in values and "tensor_parallel" in values:
+        tp = values["tensor_parallel"]
+        values["expert_tensor_parallel"] = tp.model_copy(
+            update={"provenance": "derived", "note": "expert TP defaults to TP"}
+        )
+
+    # -- amax reduction --------------------------------------------------------------------
+    tp_only = values.get("tp_only_amax_red")
+    scope = AmaxScope.TP_CP if (tp_only is not None and tp_only.value) else AmaxScope.TP_DP_CP
+    values["amax_scope"] = Setting[AmaxScope](
+        value=scope,
+        known=tp_only is None or tp_only.known,
+        provenance="default",
+        default_of=profile.label,
+        key="get_amax_reduction_group",
+        span=(tp_only.span if tp_only is not None and tp_only.written else anchor),
+        note="Megatron reduces amax over its amax-reduction group (TP x DP x CP, or TP x CP "
+        "with `tp_only_amax_red`)",
+    )
+    if "reduce_amax" not in values:
+        values["reduce_amax"] = default(True, profile.label, "reduce_amax", anchor,
+                                        "Megatron never passes reduce_amax, so TE's True applies")
+
+    return Fp8Site(
+        path=path,
+        framework=profile.framework,
+        kind=profile.kind,
+        span=site_span,
+        enable_span=enabled.span if enabled.written else None,
+        notes=site_notes,
+        invalid=invalid,
+        **values,
+    )

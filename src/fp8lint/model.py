@@ -1,0 +1,246 @@
+"""The normalized FP8 configuration model.
+
+Every source (YAML, JSON, Python, later shell and TOML) produces `Fp8Site` records; rules
+read nothing else.  Each field is a `Setting` that carries its value, where it came from
+(the span and the key or flag), and whether it was written in the file or is a framework
+default.  This module imports pydantic, so it is only imported once a file has passed the
+cheap prefilter.
+"""
+
+from __future__ import annotations
+
+from enum import Enum
+from typing import Generic, Literal, TypeVar
+
+from pydantic import BaseModel, ConfigDict, Field
+
+T = TypeVar("T")
+
+
+class Span(BaseModel):
+    """A region of a source file: 1-based lines and columns, end exclusive; byte offsets."""
+
+    model_config = ConfigDict(frozen=True)
+
+    path: str
+    line: int
+    column: int
+    end_line: int
+    end_column: int
+    start_offset: int = 0
+    end_offset: int = 0
+
+
+class Framework(str, Enum):
+    TE = "te"
+    MEGATRON = "megatron"
+    NEMO1 = "nemo1"
+    NEMO2 = "nemo2"
+    BRIDGE = "bridge"
+    ACCELERATE = "accelerate"
+    DEEPSPEED_MSAMP = "deepspeed-msamp"
+    TORCHAO = "torchao"
+
+
+FRAMEWORK_LABEL: dict[Framework, str] = {
+    Framework.TE: "Transformer Engine",
+    Framework.MEGATRON: "Megatron-LM",
+    Framework.NEMO1: "NeMo 1.x",
+    Framework.NEMO2: "NeMo 2",
+    Framework.BRIDGE: "Megatron-Bridge",
+    Framework.ACCELERATE: "Accelerate",
+    Framework.DEEPSPEED_MSAMP: "DeepSpeed + MS-AMP",
+    Framework.TORCHAO: "torchao",
+}
+
+
+class Recipe(str, Enum):
+    DELAYED = "delayed"
+    TENSORWISE = "tensorwise"
+    MXFP8 = "mxfp8"
+    BLOCKWISE = "blockwise"
+    NVFP4 = "nvfp4"
+    ROWWISE = "rowwise"
+    CUSTOM = "custom"
+    MSAMP = "msamp"
+
+    @property
+    def per_tensor(self) -> bool:
+        """Recipes that put one scale on a whole tensor, so one outlier sets it."""
+        return self in (Recipe.DELAYED, Recipe.TENSORWISE)
+
+
+class Fp8Format(str, Enum):
+    E4M3 = "e4m3"
+    HYBRID = "hybrid"
+    E5M2 = "e5m2"
+
+    @property
+    def forward(self) -> str:
+        return "e5m2" if self is Fp8Format.E5M2 else "e4m3"
+
+    @property
+    def backward(self) -> str:
+        return "e4m3" if self is Fp8Format.E4M3 else "e5m2"
+
+    @property
+    def max_forward(self) -> float:
+        return FP8_MAX[self.forward]
+
+    @property
+    def max_backward(self) -> float:
+        return FP8_MAX[self.backward]
+
+
+FP8_MAX: dict[str, float] = {"e4m3": 448.0, "e5m2": 57344.0, "e4m3fnuz": 240.0}
+
+
+class AmaxAlgo(str, Enum):
+    MAX = "max"
+    MOST_RECENT = "most_recent"
+
+
+class AmaxScope(str, Enum):
+    """Which ranks share one amax (the all-reduce group of delayed scaling)."""
+
+    TP_DP_CP = "tp-dp-cp"
+    TP_DP = "tp-dp"
+    TP_CP = "tp-cp"
+    TP = "tp"
+    WORLD = "world"
+    DP_ONLY = "dp-only"
+    LOCAL = "local"
+    CUSTOM = "custom"
+
+    @property
+    def includes_tp(self) -> bool | None:
+        if self in (AmaxScope.DP_ONLY, AmaxScope.LOCAL):
+            return False
+        if self is AmaxScope.CUSTOM:
+            return None
+        return True
+
+
+Provenance = Literal["written", "default", "preset", "derived", "absent"]
+
+
+class Setting(BaseModel, Generic[T]):
+    """One value of the model, with its evidence.
+
+    `value` is the effective value (None when it is unknown: an unresolved interpolation, a
+    name bound to something that is not a literal, an environment variable).  `raw` is the
+    text as written, when it was written.
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    value: T | None = None
+    known: bool = False
+    provenance: Provenance = "absent"
+    span: Span | None = None
+    key: str = ""
+    raw: str | None = None
+    default_of: str | None = None
+    note: str | None = None
+    via: tuple[Span, ...] = ()
+
+    @property
+    def written(self) -> bool:
+        return self.provenance == "written"
+
+    def describe(self) -> str:
+        """How a message names this value: written key or named default."""
+        if self.provenance == "default":
+            who = self.default_of or "the framework"
+            if self.key:
+                return f"{who}'s default, no `{self.key}` given"
+            return f"{who}'s default"
+        if self.provenance == "preset":
+            return f"preset `{self.key}`" if self.key else "a named preset"
+        if self.key:
+            return f"`{self.key}`"
+        return "this setting"
+
+
+class SourceNote(BaseModel):
+    """A fact a source found that is not a model value: a misspelled or dead key."""
+
+    model_config = ConfigDict(frozen=True)
+
+    kind: str
+    key: str
+    span: Span
+    message: str
+    replacement: str | None = None
+
+
+class Fp8Site(BaseModel):
+    """One FP8 configuration site: a YAML document, a recipe call, a MODEL_ARGS block."""
+
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+
+    path: str
+    framework: Framework
+    kind: str
+    span: Span
+    enable_span: Span | None = None
+    enabled: Setting[bool] = Field(default_factory=Setting[bool])
+    recipe: Setting[Recipe] = Field(default_factory=Setting[Recipe])
+    fmt: Setting[Fp8Format] = Field(default_factory=Setting[Fp8Format])
+    margin: Setting[int] = Field(default_factory=Setting[int])
+    amax_history_len: Setting[int] = Field(default_factory=Setting[int])
+    amax_compute_algo: Setting[AmaxAlgo] = Field(default_factory=Setting[AmaxAlgo])
+    interval: Setting[int] = Field(default_factory=Setting[int])
+    reduce_amax: Setting[bool] = Field(default_factory=Setting[bool])
+    amax_scope: Setting[AmaxScope] = Field(default_factory=Setting[AmaxScope])
+    tp_only_amax_red: Setting[bool] = Field(default_factory=Setting[bool])
+    first_last_layers_bf16: Setting[bool] = Field(default_factory=Setting[bool])
+    num_layers_at_start_in_bf16: Setting[int] = Field(default_factory=Setting[int])
+    num_layers_at_end_in_bf16: Setting[int] = Field(default_factory=Setting[int])
+    fp8_wgrad: Setting[bool] = Field(default_factory=Setting[bool])
+    override_linear_precision: Setting[str] = Field(default_factory=Setting[str])
+    fp8_param_gather: Setting[bool] = Field(default_factory=Setting[bool])
+    fp8_output_proj: Setting[bool] = Field(default_factory=Setting[bool])
+    fp8_dpa: Setting[bool] = Field(default_factory=Setting[bool])
+    fp8_mha: Setting[bool] = Field(default_factory=Setting[bool])
+    fp4: Setting[str] = Field(default_factory=Setting[str])
+    quantizer_factory: Setting[str] = Field(default_factory=Setting[str])
+    # topology
+    tensor_parallel: Setting[int] = Field(default_factory=Setting[int])
+    pipeline_parallel: Setting[int] = Field(default_factory=Setting[int])
+    context_parallel: Setting[int] = Field(default_factory=Setting[int])
+    expert_parallel: Setting[int] = Field(default_factory=Setting[int])
+    expert_tensor_parallel: Setting[int] = Field(default_factory=Setting[int])
+    sequence_parallel: Setting[bool] = Field(default_factory=Setting[bool])
+    world_size: Setting[int] = Field(default_factory=Setting[int])
+    # shape
+    hidden_size: Setting[int] = Field(default_factory=Setting[int])
+    ffn_hidden_size: Setting[int] = Field(default_factory=Setting[int])
+    num_attention_heads: Setting[int] = Field(default_factory=Setting[int])
+    num_query_groups: Setting[int] = Field(default_factory=Setting[int])
+    num_layers: Setting[int] = Field(default_factory=Setting[int])
+    gated_mlp: Setting[bool] = Field(default_factory=Setting[bool])
+    num_experts: Setting[int] = Field(default_factory=Setting[int])
+    seq_length: Setting[int] = Field(default_factory=Setting[int])
+    micro_batch_size: Setting[int] = Field(default_factory=Setting[int])
+    # findings a source made about keys (misspellings, keys the framework ignores)
+    notes: list[SourceNote] = Field(default_factory=list)
+    # values a source could not read as the type the field needs (for FP8401)
+    invalid: list[SourceNote] = Field(default_factory=list)
+
+    @property
+    def is_on(self) -> bool:
+        return self.enabled.value is True
+
+    @property
+    def is_delayed(self) -> bool:
+        return self.recipe.value is Recipe.DELAYED
+
+    def anchor(self) -> Span:
+        """Where a finding about the whole site points: the line that enabled FP8."""
+        return self.enable_span or self.enabled.span or self.span
+
+
+SETTING_FIELDS: tuple[str, ...] = tuple(
+    name for name, info in Fp8Site.model_fields.items() if "Setting" in str(info.annotation)
+)

@@ -1,0 +1,101 @@
+"""The rule API.  A rule is one class in one module of this package, plus one page
+`FP8xxx.md` beside it.  It carries its code, name, default severity, declared options and
+its own valid/invalid examples, which the test suite runs automatically.
+
+Rules see only `Fp8Site` records (never a file format) and yield `Finding`s.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+from fp8lint.diagnostics import Severity
+from fp8lint.model import Fp8Site, Setting, Span
+
+
+@dataclass(frozen=True)
+class Option:
+    """A rule option, declared so that configuration can be validated against it."""
+
+    name: str
+    type: type
+    default: Any
+    help: str
+
+
+@dataclass(frozen=True)
+class Example:
+    """A config a rule must accept (valid) or flag (invalid: at `lines`, if given)."""
+
+    filename: str
+    text: str
+    lines: tuple[int, ...] = ()
+    options: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Finding:
+    span: Span
+    message: str
+    severity: Severity | None = None  # None: the rule's default
+    related: tuple[tuple[Span, str], ...] = ()
+    headroom_binades: float | None = None
+
+
+class Rule:
+    code: ClassVar[str]
+    name: ClassVar[str]
+    severity: ClassVar[Severity]
+    summary: ClassVar[str]
+    default_enabled: ClassVar[bool] = True
+    options: ClassVar[tuple[Option, ...]] = ()
+    valid: ClassVar[tuple[Example, ...]] = ()
+    invalid: ClassVar[tuple[Example, ...]] = ()
+
+    def check(self, site: Fp8Site, options: Mapping[str, Any]) -> Iterator[Finding]:
+        raise NotImplementedError
+
+    @classmethod
+    def option_defaults(cls) -> dict[str, Any]:
+        return {o.name: o.default for o in cls.options}
+
+
+# -- helpers shared by rules ------------------------------------------------------------
+
+
+def where(setting: Setting[Any], site: Fp8Site) -> Span:
+    """The span a finding about `setting` points at: where it is written, or the FP8 switch."""
+    if setting.written and setting.span is not None:
+        return setting.span
+    return site.anchor()
+
+
+def explain(setting: Setting[Any], shown: str | None = None) -> str:
+    """`value` from `key` / from a default, for messages."""
+    value = shown if shown is not None else _plain(setting.value)
+    return f"{value} ({setting.describe()})"
+
+
+def _plain(value: Any) -> str:
+    if hasattr(value, "value"):
+        return str(value.value)
+    return str(value)
+
+
+def enabled_related(site: Fp8Site, setting: Setting[Any]) -> tuple[tuple[Span, str], ...]:
+    """Point at the line that enabled FP8 when the finding is about a default."""
+    if not setting.written and site.enable_span is not None:
+        return ((site.enable_span, "FP8 is enabled here"),)
+    return ()
+
+
+def spike_clip(margin: int, spike: float) -> float:
+    """Fraction of an outlier lost when a step's amax is `spike` x the reference amax."""
+    return max(0.0, 1.0 - (2.0**margin) / spike)
+
+
+def binades(x: float) -> float:
+    return math.log2(x)

@@ -1,0 +1,126 @@
+"""What every source shares: the decoded file, spans, and helpers that build settings.
+
+A source turns one file into `Fp8Site` records.  It never imports or runs the file.  The
+`Arg` type is the common currency between a file format and a framework's meaning: a YAML
+`MODEL_ARGS` entry, a Python keyword argument and (later) a shell flag all become `Arg`s,
+and `frameworks/` turns `Arg`s into settings.
+"""
+
+from __future__ import annotations
+
+import bisect
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+from fp8lint.model import Setting, SourceNote, Span
+from fp8lint.tree import Node, Pos
+
+T = TypeVar("T")
+
+
+class SourceFile:
+    """A decoded file with the tables needed to turn positions into spans."""
+
+    def __init__(self, path: str, text: str, encoding: str = "utf-8") -> None:
+        self.path = path
+        self.text = text
+        self.encoding = encoding
+        self._line_starts: list[int] | None = None
+        self._ascii = text.isascii()
+
+    @property
+    def line_starts(self) -> list[int]:
+        if self._line_starts is None:
+            starts = [0]
+            find = self.text.find
+            i = find("\n")
+            while i != -1:
+                starts.append(i + 1)
+                i = find("\n", i + 1)
+            self._line_starts = starts
+        return self._line_starts
+
+    def byte_offset(self, index: int) -> int:
+        if self._ascii:
+            return index
+        return len(self.text[:index].encode(self.encoding, errors="surrogatepass"))
+
+    def pos_of_index(self, index: int) -> Pos:
+        starts = self.line_starts
+        line = bisect.bisect_right(starts, index) - 1
+        return Pos(line, index - starts[line], index)
+
+    def span(self, start: Pos, end: Pos) -> Span:
+        return Span(
+            path=self.path,
+            line=start.line + 1,
+            column=start.column + 1,
+            end_line=end.line + 1,
+            end_column=end.column + 1,
+            start_offset=self.byte_offset(start.index),
+            end_offset=self.byte_offset(end.index),
+        )
+
+    def span_of(self, node: Node) -> Span:
+        return self.span(node.start, node.end)
+
+    def span_of_indices(self, start: int, end: int) -> Span:
+        return self.span(self.pos_of_index(start), self.pos_of_index(end))
+
+    def line_text(self, line: int) -> str:
+        starts = self.line_starts
+        if line < 1 or line > len(starts):
+            return ""
+        end = starts[line] if line < len(starts) else len(self.text)
+        return self.text[starts[line - 1] : end].rstrip("\r\n")
+
+
+@dataclass(frozen=True)
+class Arg:
+    """One written key/flag/keyword and its value, as a framework sees it.
+
+    `value` is the parsed value (bool True for a bare flag); `known` is False when the value
+    could not be read statically (an interpolation that did not resolve, a variable).
+    """
+
+    key: str
+    value: Any
+    span: Span  # the whole `key: value` (or flag) text
+    value_span: Span
+    known: bool = True
+    raw: str | None = None
+    note: str | None = None
+    via: tuple[Span, ...] = ()
+
+
+def written(arg: Arg, value: Any, note: str | None = None) -> Setting[Any]:
+    return Setting[Any](
+        value=value if arg.known else None,
+        known=arg.known,
+        provenance="written",
+        span=arg.value_span,
+        key=arg.key,
+        raw=arg.raw,
+        note=note or arg.note,
+        via=arg.via,
+    )
+
+
+def default(value: Any, of: str, key: str, span: Span | None, note: str | None = None) -> Setting[Any]:
+    return Setting[Any](
+        value=value, known=True, provenance="default", span=span, key=key, default_of=of, note=note
+    )
+
+
+def note(kind: str, arg: Arg, message: str, replacement: str | None = None) -> SourceNote:
+    return SourceNote(kind=kind, key=arg.key, span=arg.span, message=message, replacement=replacement)
+
+
+class ParseError(Exception):
+    """A file that cannot be read as its format: reported as FP8001 at `line`:`column`."""
+
+    def __init__(self, message: str, line: int = 1, column: int = 1) -> None:
+        super().__init__(message)
+        self.message = message
+        self.line = line
+        self.column = column

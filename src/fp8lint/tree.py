@@ -1,0 +1,411 @@
+"""A position-keeping tree for YAML and JSON documents.
+
+Both formats load into the same `Node` type so that framework recognizers never care which
+one they read.  YAML is read as libyaml *events* (never constructed into Python objects), so
+aliases stay references: an alias bomb costs nothing, `!!python/object` tags are plain text,
+and every alias use keeps its own position.  JSON is read by a small iterative scanner, since
+the standard library keeps no positions.
+
+This module must stay light: no pydantic, no libcst.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+MAX_DEPTH = 1000
+
+Kind = Literal["map", "seq", "scalar", "alias"]
+
+
+@dataclass(frozen=True, slots=True)
+class Pos:
+    """0-based line and column, and a character index into the decoded text."""
+
+    line: int
+    column: int
+    index: int
+
+
+@dataclass(slots=True)
+class Node:
+    kind: Kind
+    start: Pos
+    end: Pos
+    value: Any = None  # scalar: the typed value; map: list of (key, value); seq: list of nodes
+    raw: str | None = None  # scalar: the text as written (without quotes)
+    tag: str | None = None
+    style: str | None = None  # scalar quote style or "flow"/"block" for collections
+    anchor: str | None = None
+    target: Node | None = None  # for an alias: the node its anchor named
+    doc_index: int = 0
+    typed: bool = True  # False when a scalar's tag could not be read safely
+
+    # -- navigation ---------------------------------------------------------------
+    def deref(self) -> Node:
+        node = self
+        seen = 0
+        while node.kind == "alias" and node.target is not None and seen < 64:
+            node = node.target
+            seen += 1
+        return node
+
+    def items(self, _depth: int = 0) -> Iterator[tuple[Node, Node]]:
+        """Mapping entries, with YAML merge keys (`<<`) expanded after explicit keys."""
+        node = self.deref()
+        if node.kind != "map":
+            return
+        merged: list[Node] = []
+        for k, v in node.value:
+            if k.kind == "scalar" and k.raw == "<<" and k.tag == "tag:yaml.org,2002:merge":
+                merged.append(v)
+                continue
+            yield k, v
+        seen_keys = {k.raw for k, _ in node.value}
+        for m in merged:
+            sources = [m.deref()]
+            if sources[0].kind == "seq":
+                sources = [s.deref() for s in sources[0].value]
+            for src in sources:
+                if src is node or _depth > 32:
+                    continue  # a mapping merged into itself: nothing new
+                for k, v in src.items(_depth + 1):
+                    if k.raw not in seen_keys:
+                        seen_keys.add(k.raw)
+                        yield k, v
+
+    def get(self, key: str) -> tuple[Node, Node] | None:
+        """The (key node, value node) pair for `key`; the last one wins, as in YAML loaders."""
+        found: tuple[Node, Node] | None = None
+        for k, v in self.items():
+            if k.kind == "scalar" and k.raw == key:
+                found = (k, v)
+        return found
+
+    def keys(self) -> list[str]:
+        return [str(k.raw) for k, _ in self.items()]
+
+    @property
+    def is_map(self) -> bool:
+        return self.deref().kind == "map"
+
+    @property
+    def is_seq(self) -> bool:
+        return self.deref().kind == "seq"
+
+    @property
+    def is_scalar(self) -> bool:
+        return self.deref().kind == "scalar"
+
+
+@dataclass(slots=True)
+class Document:
+    root: Node | None
+    index: int
+    start: Pos
+    anchors: dict[str, Node] = field(default_factory=dict)
+
+
+class TreeError(Exception):
+    """A syntax error with a 1-based line and column."""
+
+    def __init__(self, message: str, line: int, column: int) -> None:
+        super().__init__(message)
+        self.message = message
+        self.line = line
+        self.column = column
+
+
+# ---------------------------------------------------------------------------------- YAML
+
+
+def load_yaml(text: str) -> list[Document]:
+    """Every document of a YAML stream, as position-keeping trees."""
+    import yaml
+    from yaml import events as ev
+    from yaml.resolver import Resolver
+
+    loader_cls: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    resolver = Resolver()
+    docs: list[Document] = []
+    stack: list[tuple[Node, list[Any], Node | None]] = []  # (node, children, pending key)
+    anchors: dict[str, Node] = {}
+    doc: Document | None = None
+
+    def pos(mark: Any) -> Pos:
+        return Pos(mark.line, mark.column, mark.index)
+
+    def attach(node: Node) -> None:
+        nonlocal doc
+        if not stack:
+            assert doc is not None
+            doc.root = node
+            return
+        parent, children, pending = stack[-1]
+        if parent.kind == "seq":
+            children.append(node)
+        elif pending is None:
+            stack[-1] = (parent, children, node)
+        else:
+            children.append((pending, node))
+            stack[-1] = (parent, children, None)
+
+    try:
+        for event in yaml.parse(text, Loader=loader_cls):
+            if isinstance(event, ev.DocumentStartEvent):
+                doc = Document(root=None, index=len(docs), start=pos(event.start_mark))
+                anchors = doc.anchors
+            elif isinstance(event, ev.DocumentEndEvent):
+                if doc is not None:
+                    docs.append(doc)
+                doc = None
+            elif isinstance(event, ev.ScalarEvent):
+                node = _yaml_scalar(event, resolver, pos, len(docs))
+                if event.anchor:
+                    anchors[event.anchor] = node
+                attach(node)
+            elif isinstance(event, ev.AliasEvent):
+                target = anchors.get(event.anchor or "")
+                if target is None:
+                    raise TreeError(
+                        f"found undefined alias `*{event.anchor}`",
+                        event.start_mark.line + 1,
+                        event.start_mark.column + 1,
+                    )
+                attach(
+                    Node(
+                        "alias",
+                        pos(event.start_mark),
+                        pos(event.end_mark),
+                        anchor=event.anchor,
+                        target=target,
+                        doc_index=len(docs),
+                    )
+                )
+            elif isinstance(event, (ev.MappingStartEvent, ev.SequenceStartEvent)):
+                if len(stack) >= MAX_DEPTH:
+                    raise TreeError(
+                        f"nesting deeper than {MAX_DEPTH} levels",
+                        event.start_mark.line + 1,
+                        event.start_mark.column + 1,
+                    )
+                kind: Kind = "map" if isinstance(event, ev.MappingStartEvent) else "seq"
+                node = Node(
+                    kind,
+                    pos(event.start_mark),
+                    pos(event.end_mark),
+                    value=[],
+                    tag=event.tag,
+                    style="flow" if event.flow_style else "block",
+                    anchor=event.anchor,
+                    doc_index=len(docs),
+                )
+                if event.anchor:
+                    anchors[event.anchor] = node
+                attach(node)
+                stack.append((node, node.value, None))
+            elif isinstance(event, (ev.MappingEndEvent, ev.SequenceEndEvent)):
+                node, _children, _pending = stack.pop()
+                node.end = pos(event.end_mark)
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        line = mark.line + 1 if mark else 1
+        col = mark.column + 1 if mark else 1
+        problem = exc.problem or exc.context or "invalid YAML"
+        raise TreeError(f"YAML syntax error: {problem}", line, col) from None
+    except yaml.YAMLError as exc:  # ReaderError and friends carry a position, not a mark
+        line, col = _line_col(text, getattr(exc, "position", 0) or 0)
+        reason = getattr(exc, "reason", None) or str(exc).splitlines()[0]
+        raise TreeError(f"YAML error: {reason}", line, col) from None
+    except RecursionError:
+        raise TreeError("nesting too deep to read", 1, 1) from None
+    return docs
+
+
+_SCALAR_TYPES = {
+    "tag:yaml.org,2002:null": "null",
+    "tag:yaml.org,2002:bool": "bool",
+    "tag:yaml.org,2002:int": "int",
+    "tag:yaml.org,2002:float": "float",
+    "tag:yaml.org,2002:str": "str",
+    "tag:yaml.org,2002:merge": "merge",
+}
+
+
+def _yaml_scalar(event: Any, resolver: Any, pos: Any, doc_index: int) -> Node:
+    from yaml.nodes import ScalarNode
+
+    tag = event.tag
+    if tag is None or tag == "!":
+        tag = resolver.resolve(ScalarNode, event.value, event.implicit)
+    typed = True
+    value: Any
+    kind = _SCALAR_TYPES.get(tag)
+    if kind is None:
+        value, typed = event.value, False  # a custom or unsafe tag: keep the text only
+    else:
+        value = _construct(kind, event.value)
+    return Node(
+        "scalar",
+        pos(event.start_mark),
+        pos(event.end_mark),
+        value=value,
+        raw=event.value,
+        tag=tag,
+        style=event.style or "plain",
+        anchor=event.anchor,
+        doc_index=doc_index,
+        typed=typed,
+    )
+
+
+def _construct(kind: str, raw: str) -> Any:
+    if kind == "null":
+        return None
+    if kind == "bool":
+        return raw.lower() in ("yes", "true", "on", "y")
+    if kind == "int":
+        text = raw.replace("_", "")
+        sign = -1 if text.startswith("-") else 1
+        text = text.lstrip("+-")
+        try:
+            if text.startswith("0b"):
+                return sign * int(text[2:], 2)
+            if text.startswith("0x"):
+                return sign * int(text[2:], 16)
+            if text.startswith("0o"):
+                return sign * int(text[2:], 8)
+            if ":" in text:
+                total = 0
+                for part in text.split(":"):
+                    total = total * 60 + int(part)
+                return sign * total
+            if len(text) > 1 and text.startswith("0"):
+                return sign * int(text, 8)
+            return sign * int(text)
+        except ValueError:
+            return raw
+    if kind == "float":
+        text = raw.replace("_", "").lower()
+        if text in (".inf", "+.inf"):
+            return float("inf")
+        if text == "-.inf":
+            return float("-inf")
+        if text == ".nan":
+            return float("nan")
+        try:
+            return float(text)
+        except ValueError:
+            return raw
+    return raw
+
+
+def _line_col(text: str, index: int) -> tuple[int, int]:
+    index = max(0, min(index, len(text)))
+    line = text.count("\n", 0, index) + 1
+    col = index - (text.rfind("\n", 0, index) + 1) + 1
+    return line, col
+
+
+# ---------------------------------------------------------------------------------- JSON
+
+_JSON_TOKEN = re.compile(
+    r"""
+    (?P<ws>[ \t\r\n]+)
+  | (?P<str>"(?:[^"\\\x00-\x1f]|\\.)*")
+  | (?P<num>-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?)
+  | (?P<lit>true|false|null)
+  | (?P<punct>[{}\[\]:,])
+    """,
+    re.VERBOSE,
+)
+
+
+def load_json(text: str) -> list[Document]:
+    """A JSON document as a position-keeping tree (one `Document`)."""
+    try:
+        json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise TreeError(f"JSON syntax error: {exc.msg}", exc.lineno, exc.colno) from None
+    except RecursionError:
+        raise TreeError("nesting too deep to read", 1, 1) from None
+    line_starts = [0]
+    for m in re.finditer("\n", text):
+        line_starts.append(m.end())
+
+    import bisect
+
+    def pos(index: int) -> Pos:
+        line = bisect.bisect_right(line_starts, index) - 1
+        return Pos(line, index - line_starts[line], index)
+
+    doc = Document(root=None, index=0, start=Pos(0, 0, 0))
+    stack: list[tuple[Node, Node | None]] = []
+
+    def attach(node: Node) -> None:
+        if not stack:
+            doc.root = node
+            return
+        parent, pending = stack[-1]
+        if parent.kind == "seq":
+            parent.value.append(node)
+        elif pending is None:
+            stack[-1] = (parent, node)
+        else:
+            parent.value.append((pending, node))
+            stack[-1] = (parent, None)
+
+    index = 1 if text.startswith("\ufeff") else 0
+    for m in _JSON_TOKEN.finditer(text, index):
+        group = m.lastgroup
+        start = m.start()
+        if group == "ws":
+            continue
+        if group == "punct":
+            ch = m.group()
+            if ch in "{[":
+                if len(stack) >= MAX_DEPTH:
+                    p = pos(start)
+                    raise TreeError(
+                        f"nesting deeper than {MAX_DEPTH} levels", p.line + 1, p.column + 1
+                    )
+                node = Node(
+                    "map" if ch == "{" else "seq", pos(start), pos(start), value=[], style="flow"
+                )
+                attach(node)
+                stack.append((node, None))
+            elif ch in "}]":
+                node, _ = stack.pop()
+                node.end = pos(m.end())
+            continue
+        raw = m.group()
+        if group == "str":
+            value: Any = json.loads(raw)
+            node = Node("scalar", pos(start), pos(m.end()), value=value, raw=value, style='"')
+        elif group == "num":
+            value = json.loads(raw)
+            node = Node("scalar", pos(start), pos(m.end()), value=value, raw=raw, style="plain")
+        else:
+            value = {"true": True, "false": False, "null": None}[raw]
+            node = Node("scalar", pos(start), pos(m.end()), value=value, raw=raw, style="plain")
+        attach(node)
+    return [doc]
+
+
+def walk(node: Node, max_depth: int = MAX_DEPTH) -> Iterator[tuple[tuple[str, ...], Node]]:
+    """Every mapping in a tree with its key path, breadth-first, without following aliases."""
+    queue: list[tuple[tuple[str, ...], Node]] = [((), node)]
+    while queue:
+        path, current = queue.pop(0)
+        if current.kind == "map":
+            yield path, current
+            if len(path) < max_depth:
+                for k, v in current.value:
+                    queue.append((path + (str(k.raw),), v))
+        elif current.kind == "seq" and len(path) < max_depth:
+            for i, v in enumerate(current.value):
+                queue.append((path + (str(i),), v))

@@ -1,0 +1,50 @@
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from collections.abc import Iterable
+from pathlib import Path
+
+import pytest
+
+from fp8lint.diagnostics import Diagnostic
+from fp8lint.engine import RunSettings, Selection, lint_text
+from fp8lint.sources import source_for
+
+ROOT = Path(__file__).resolve().parent.parent
+SHARED = ROOT.parent / "shared"
+CORPUS = SHARED / "corpus" / "real"
+
+
+def lint(
+    filename: str,
+    text: str,
+    select: Iterable[str] | None = None,
+    options: dict[str, dict[str, object]] | None = None,
+) -> list[Diagnostic]:
+    """Diagnostics for one in-memory file, as `fp8lint check` would report them."""
+    kind = source_for(filename)
+    assert kind is not None, filename
+    settings = RunSettings(
+        selection=Selection(select=tuple(select) if select is not None else None),
+        options=options or {},
+    )
+    diags, _ = lint_text(filename, text, kind, settings)
+    return sorted(diags, key=Diagnostic.sort_key)
+
+
+def run_cli(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    env = dict(os.environ)
+    env.pop("FP8LINT_DEBUG", None)
+    return subprocess.run(
+        [sys.executable, "-m", "fp8lint", *args],
+        capture_output=True, text=True, cwd=cwd, env=env, timeout=120,
+    )
+
+
+@pytest.fixture
+def corpus() -> Path:
+    if not CORPUS.is_dir():
+        pytest.skip("../shared/corpus/real is not present (it is only in the development tree)")
+    return CORPUS
