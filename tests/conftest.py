@@ -39,7 +39,11 @@ def run_cli(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[
     env.pop("FP8LINT_DEBUG", None)
     return subprocess.run(
         [sys.executable, "-m", "fp8lint", *args],
-        capture_output=True, text=True, cwd=cwd, env=env, timeout=120,
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        env=env,
+        timeout=120,
     )
 
 

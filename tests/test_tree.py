@@ -53,7 +53,7 @@ def test_multi_document_streams_are_separate() -> None:
 def test_billion_laughs_is_not_expanded() -> None:
     lines = ['a0: &a0 ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]']
     for i in range(1, 10):
-        refs = ",".join([f"*a{i-1}"] * 9)
+        refs = ",".join([f"*a{i - 1}"] * 9)
         lines.append(f"a{i}: &a{i} [{refs}]")
     start = time.process_time()
     (doc,) = load_yaml("\n".join(lines) + "\n")
@@ -78,7 +78,9 @@ def test_undefined_alias_is_an_error() -> None:
 
 
 def test_unsafe_tags_are_text_only() -> None:
-    (doc,) = load_yaml("x: !!python/object/apply:os.system ['echo hi']\ny: !!python/name:os.system\n")
+    (doc,) = load_yaml(
+        "x: !!python/object/apply:os.system ['echo hi']\ny: !!python/name:os.system\n"
+    )
     assert doc.root is not None
     _, y = doc.root.get("y")  # type: ignore[misc]
     assert y.typed is False and y.value == ""

@@ -19,3 +19,14 @@ def page_codes() -> list[str]:
         for p in resources.files("fp8lint.rules").iterdir()
         if p.name.startswith("FP8") and p.name.endswith(".md")
     )
+
+
+def page_titles() -> dict[str, str]:
+    """Code -> rule name, from each page's first line (`# FP8101 zero-headroom`)."""
+    titles: dict[str, str] = {}
+    for p in resources.files("fp8lint.rules").iterdir():
+        if p.name.startswith("FP8") and p.name.endswith(".md"):
+            first = p.read_text(encoding="utf-8").split("\n", 1)[0].split()
+            if len(first) >= 3:
+                titles[first[1]] = first[2]
+    return titles

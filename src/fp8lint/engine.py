@@ -99,7 +99,11 @@ def _walk(top: str) -> Iterator[tuple[str, bool]]:
         keep = []
         for d in sorted(dirnames):
             full = os.path.join(dirpath, d)
-            if d.startswith(".") or d in SKIP_DIRS or os.path.exists(os.path.join(full, "pyvenv.cfg")):
+            if (
+                d.startswith(".")
+                or d in SKIP_DIRS
+                or os.path.exists(os.path.join(full, "pyvenv.cfg"))
+            ):
                 continue
             if _ignored(full + "/", ignores):
                 continue
@@ -211,7 +215,9 @@ def display_path(path: str) -> str:
     return os.path.normpath(path)
 
 
-def lint_text(path: str, text: str, kind: str, settings: RunSettings) -> tuple[list[Diagnostic], list[Fp8Site]]:
+def lint_text(
+    path: str, text: str, kind: str, settings: RunSettings
+) -> tuple[list[Diagnostic], list[Fp8Site]]:
     """Diagnostics and sites for one decoded file."""
     from fp8lint.sources.base import ParseError, SourceFile
 
@@ -292,8 +298,11 @@ def run(paths: Iterable[str], settings: RunSettings) -> RunResult:
         result.files_seen += 1
         try:
             if kind in ("missing", "dir"):
-                raise FileProblem("no such file or directory" if kind == "missing" else
-                                  "is a directory, not a file")
+                raise FileProblem(
+                    "no such file or directory"
+                    if kind == "missing"
+                    else "is a directory, not a file"
+                )
             text = read_text(path, settings.max_bytes)
         except FileProblem as exc:
             if parse_enabled:
@@ -307,11 +316,12 @@ def run(paths: Iterable[str], settings: RunSettings) -> RunResult:
         except Exception as exc:  # a bug in fp8lint must not stop the other files
             if os.environ.get("FP8LINT_DEBUG"):
                 raise
-            diags = [_problem(shown, f"internal error while checking this file: "
-                                     f"{type(exc).__name__}: {exc}")]
-        result.diagnostics.extend(
-            d for d in diags if d.code != PARSE_ERROR[0] or parse_enabled
-        )
+            diags = [
+                _problem(
+                    shown, f"internal error while checking this file: {type(exc).__name__}: {exc}"
+                )
+            ]
+        result.diagnostics.extend(d for d in diags if d.code != PARSE_ERROR[0] or parse_enabled)
     result.diagnostics.sort(key=Diagnostic.sort_key)
     return result
 

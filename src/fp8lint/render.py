@@ -25,11 +25,14 @@ def render_text(diags: list[Diagnostic], files_seen: int, quiet: bool = False) -
                 if counts[s]
             ]
             noun = "finding" if len(diags) == 1 else "findings"
-            lines.append(f"Found {len(diags)} {noun} ({', '.join(parts)}) in {files_seen} "
-                         f"file{'s' if files_seen != 1 else ''} checked.")
+            lines.append(
+                f"Found {len(diags)} {noun} ({', '.join(parts)}) in {files_seen} "
+                f"file{'s' if files_seen != 1 else ''} checked."
+            )
         else:
-            lines.append(f"All checks passed ({files_seen} file{'s' if files_seen != 1 else ''} "
-                         "checked).")
+            lines.append(
+                f"All checks passed ({files_seen} file{'s' if files_seen != 1 else ''} checked)."
+            )
     return "\n".join(lines) + "\n" if lines else ""
 
 
@@ -43,8 +46,11 @@ def diagnostic_json(d: Diagnostic) -> dict[str, object]:
         "location": {"row": d.line, "column": d.column},
         "end_location": {"row": d.end_line, "column": d.end_column},
         "related": [
-            {"filename": r.path, "location": {"row": r.line, "column": r.column},
-             "message": r.message}
+            {
+                "filename": r.path,
+                "location": {"row": r.line, "column": r.column},
+                "message": r.message,
+            }
             for r in d.related
         ],
         "headroom_binades": d.headroom_binades,
@@ -64,8 +70,9 @@ def render_sites(path: str, sites: list[Fp8Site]) -> str:
     out: list[str] = []
     for i, site in enumerate(sites, 1):
         s = site.span
-        out.append(f"{path}:{s.line}:{s.column}: site {i}: {site.kind} "
-                   f"({FRAMEWORK_LABEL[site.framework]})")
+        out.append(
+            f"{path}:{s.line}:{s.column}: site {i}: {site.kind} ({FRAMEWORK_LABEL[site.framework]})"
+        )
         for name in SETTING_FIELDS:
             setting = getattr(site, name)
             if not setting.known and setting.span is None and not setting.key:
@@ -81,7 +88,7 @@ def render_sites(path: str, sites: list[Fp8Site]) -> str:
             else:
                 origin = "derived"
             extra = f" - {setting.note}" if setting.note else ""
-            out.append(f"    {name:28} {str(shown):14} {origin}{extra}")
+            out.append(f"    {name:28} {shown!s:14} {origin}{extra}")
         for n in site.notes + site.invalid:
             out.append(f"    note {n.span.line}:{n.span.column} [{n.kind}] {n.message}")
     return "\n".join(out) + "\n"

@@ -137,6 +137,8 @@ def load_yaml(text: str) -> list[Document]:
     doc: Document | None = None
 
     def pos(mark: Any) -> Pos:
+        if mark is None:
+            return Pos(0, 0, 0)
         return Pos(mark.line, mark.column, mark.index)
 
     def attach(node: Node) -> None:
@@ -171,10 +173,9 @@ def load_yaml(text: str) -> list[Document]:
             elif isinstance(event, ev.AliasEvent):
                 target = anchors.get(event.anchor or "")
                 if target is None:
+                    p = pos(event.start_mark)
                     raise TreeError(
-                        f"found undefined alias `*{event.anchor}`",
-                        event.start_mark.line + 1,
-                        event.start_mark.column + 1,
+                        f"found undefined alias `*{event.anchor}`", p.line + 1, p.column + 1
                     )
                 attach(
                     Node(
@@ -188,10 +189,9 @@ def load_yaml(text: str) -> list[Document]:
                 )
             elif isinstance(event, (ev.MappingStartEvent, ev.SequenceStartEvent)):
                 if len(stack) >= MAX_DEPTH:
+                    p = pos(event.start_mark)
                     raise TreeError(
-                        f"nesting deeper than {MAX_DEPTH} levels",
-                        event.start_mark.line + 1,
-                        event.start_mark.column + 1,
+                        f"nesting deeper than {MAX_DEPTH} levels", p.line + 1, p.column + 1
                     )
                 kind: Kind = "map" if isinstance(event, ev.MappingStartEvent) else "seq"
                 node = Node(
@@ -405,7 +405,7 @@ def walk(node: Node, max_depth: int = MAX_DEPTH) -> Iterator[tuple[tuple[str, ..
             yield path, current
             if len(path) < max_depth:
                 for k, v in current.value:
-                    queue.append((path + (str(k.raw),), v))
+                    queue.append(((*path, str(k.raw)), v))
         elif current.kind == "seq" and len(path) < max_depth:
             for i, v in enumerate(current.value):
-                queue.append((path + (str(i),), v))
+                queue.append(((*path, str(i)), v))

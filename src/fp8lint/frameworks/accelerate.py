@@ -13,6 +13,8 @@ defaults anyway.  The `accelerate config` wizard writes `amax_history_length`,
 
 from __future__ import annotations
 
+from typing import Any
+
 from fp8lint.frameworks.transformer_config import as_bool, as_int
 from fp8lint.model import (
     AmaxAlgo,
@@ -37,13 +39,22 @@ WIZARD_KEYS = {
     "optimization_level": "opt_level",
 }
 FORMATS = {"HYBRID": Fp8Format.HYBRID, "E4M3": Fp8Format.E4M3, "E5M2": Fp8Format.E5M2}
-BACKENDS = {"TE": Recipe.DELAYED, "MSAMP": Recipe.MSAMP, "MS-AMP": Recipe.MSAMP, "AO": Recipe.TENSORWISE}
+BACKENDS = {
+    "TE": Recipe.DELAYED,
+    "MSAMP": Recipe.MSAMP,
+    "MS-AMP": Recipe.MSAMP,
+    "AO": Recipe.TENSORWISE,
+}
 
 
 def _invalid(arg: Arg, expected: str) -> SourceNote:
     shown = arg.raw if arg.raw is not None else repr(arg.value)
-    return SourceNote(kind="invalid-value", key=arg.key, span=arg.value_span,
-                      message=f"`{arg.key}` is {shown}; {expected}")
+    return SourceNote(
+        kind="invalid-value",
+        key=arg.key,
+        span=arg.value_span,
+        message=f"`{arg.key}` is {shown}; {expected}",
+    )
 
 
 def build(
@@ -58,37 +69,48 @@ def build(
     notes: list[SourceNote] = []
     invalid: list[SourceNote] = []
     anchor = enabled.span or span
-    values: dict[str, Setting[object]] = {}
+    values: dict[str, Setting[Any]] = {}
 
     for wrong, right in WIZARD_KEYS.items():
         arg = cfg.get(wrong)
         if arg is not None:
-            notes.append(note(
-                "misspelled", arg,
-                f"`{arg.key}` is written by the `accelerate config` wizard but no Accelerate "
-                f"dataclass reads it, so it has no effect; the key Accelerate reads is "
-                f"`{spell.format(key=right)}`",
-                replacement=spell.format(key=right),
-            ))
+            notes.append(
+                note(
+                    "misspelled",
+                    arg,
+                    f"`{arg.key}` is written by the `accelerate config` wizard but no Accelerate "
+                    f"dataclass reads it, so it has no effect; the key Accelerate reads is "
+                    f"`{spell.format(key=right)}`",
+                    replacement=spell.format(key=right),
+                )
+            )
 
     backend = cfg.get("backend")
     use_mx = cfg.get("use_mxfp8_block_scaling")
     if backend is None:
-        values["recipe"] = Setting[Recipe](known=False, key=spell.format(key="backend"),
-                                           note="no backend given: Accelerate picks torchao, TE "
-                                           "or MS-AMP by what is installed")
+        values["recipe"] = Setting[Recipe](
+            known=False,
+            key=spell.format(key="backend"),
+            note="no backend given: Accelerate picks torchao, TE or MS-AMP by what is installed",
+        )
     elif not backend.known:
         values["recipe"] = written(backend, None)
     elif str(backend.value).upper() in BACKENDS:
         recipe = BACKENDS[str(backend.value).upper()]
-        if recipe is Recipe.DELAYED and use_mx is not None and use_mx.known and as_bool(use_mx.value):
+        if (
+            recipe is Recipe.DELAYED
+            and use_mx is not None
+            and use_mx.known
+            and as_bool(use_mx.value)
+        ):
             values["recipe"] = written(use_mx, Recipe.MXFP8)
         else:
             values["recipe"] = written(backend, recipe)
     else:
         invalid.append(_invalid(backend, "expected `TE`, `MSAMP` or `AO`"))
-        values["recipe"] = Setting[Recipe](known=False, span=backend.value_span, key=backend.key,
-                                  provenance="written")
+        values["recipe"] = Setting[Recipe](
+            known=False, span=backend.value_span, key=backend.key, provenance="written"
+        )
 
     arg = cfg.get("fp8_format")
     if arg is None:
@@ -99,11 +121,15 @@ def build(
         values["fmt"] = written(arg, FORMATS[str(arg.value).upper()])
     else:
         invalid.append(_invalid(arg, "expected `HYBRID`, `E4M3` or `E5M2`"))
-        values["fmt"] = Setting[Fp8Format](known=False, span=arg.value_span, key=arg.key,
-                                  provenance="written")
+        values["fmt"] = Setting[Fp8Format](
+            known=False, span=arg.value_span, key=arg.key, provenance="written"
+        )
 
-    for name, key, dflt in (("margin", "margin", 0), ("amax_history_len", "amax_history_len", 1024),
-                            ("interval", "interval", 1)):
+    for name, key, dflt in (
+        ("margin", "margin", 0),
+        ("amax_history_len", "amax_history_len", 1024),
+        ("interval", "interval", 1),
+    ):
         arg = cfg.get(key)
         if arg is None:
             values[name] = default(dflt, f"{LABEL} and {TE}", spell.format(key=key), anchor)
@@ -111,15 +137,21 @@ def build(
             values[name] = written(arg, None)
         elif (number := as_int(arg.value)) is None:
             invalid.append(_invalid(arg, "expected an integer"))
-            values[name] = Setting[int](known=False, span=arg.value_span, key=arg.key,
-                                  provenance="written")
+            values[name] = Setting[int](
+                known=False, span=arg.value_span, key=arg.key, provenance="written"
+            )
         else:
             values[name] = written(arg, number)
 
     arg = cfg.get("amax_compute_algo")
-    te_max = default(AmaxAlgo.MAX, TE, spell.format(key="amax_compute_algo"), anchor,
-                     "Accelerate forwards only values that differ from its own defaults, so "
-                     "TE's default `max` applies")
+    te_max = default(
+        AmaxAlgo.MAX,
+        TE,
+        spell.format(key="amax_compute_algo"),
+        anchor,
+        "Accelerate forwards only values that differ from its own defaults, so "
+        "TE's default `max` applies",
+    )
     if arg is None:
         values["amax_compute_algo"] = te_max
     elif not arg.known:
@@ -128,15 +160,20 @@ def build(
         values["amax_compute_algo"] = written(arg, AmaxAlgo.MAX)
     elif str(arg.value).lower() == "most_recent":
         values["amax_compute_algo"] = te_max.model_copy(update={"span": arg.value_span})
-        notes.append(note(
-            "ignored", arg,
-            f"`{arg.key}: most_recent` never reaches Transformer Engine: it equals Accelerate's "
-            "default, which Accelerate drops before building the recipe, so TE's `max` is used",
-        ))
+        notes.append(
+            note(
+                "ignored",
+                arg,
+                f"`{arg.key}: most_recent` never reaches Transformer Engine: it equals "
+                "Accelerate's default, which Accelerate drops before building the recipe, so "
+                "TE's `max` is used",
+            )
+        )
     else:
         invalid.append(_invalid(arg, "expected `max` or `most_recent`"))
-        values["amax_compute_algo"] = Setting[AmaxAlgo](known=False, span=arg.value_span, key=arg.key,
-                                  provenance="written")
+        values["amax_compute_algo"] = Setting[AmaxAlgo](
+            known=False, span=arg.value_span, key=arg.key, provenance="written"
+        )
 
     arg = cfg.get("override_linear_precision")
     if arg is not None:
@@ -144,19 +181,28 @@ def build(
         values["override_linear_precision"] = written(arg, text.lower())
 
     values["reduce_amax"] = default(True, TE, "reduce_amax", anchor)
-    values["amax_scope"] = default(AmaxScope.WORLD, TE, "fp8_group", anchor,
-                                   "Accelerate passes no amax group, so TE reduces over the world")
+    values["amax_scope"] = default(
+        AmaxScope.WORLD,
+        TE,
+        "fp8_group",
+        anchor,
+        "Accelerate passes no amax group, so TE reduces over the world",
+    )
     if world is not None:
         number = as_int(world.value) if world.known else None
         if number is not None:
             values["world_size"] = written(world, number)
-    return Fp8Site(path=path, framework=Framework.ACCELERATE, kind=kind, span=span,
-                   enable_span=enabled.span if enabled.written else None, enabled=enabled,
-                   notes=notes, invalid=invalid, **values)
-
-
-def override_list(arg: Arg) -> str:
-    return str(arg.raw if arg.raw is not None else arg.value)
+    return Fp8Site(
+        path=path,
+        framework=Framework.ACCELERATE,
+        kind=kind,
+        span=span,
+        enable_span=enabled.span if enabled.written else None,
+        enabled=enabled,
+        notes=notes,
+        invalid=invalid,
+        **values,
+    )
 
 
 def from_tree(file: SourceFile, doc: Document) -> list[Fp8Site]:
@@ -174,18 +220,31 @@ def from_tree(file: SourceFile, doc: Document) -> list[Fp8Site]:
         for k, v in cfg_pair[1].deref().items():  # lists such as override_linear_precision
             if k.raw == "override_linear_precision" and v.deref().kind == "seq":
                 items = [str(x.deref().raw).lower() for x in v.deref().value]
-                cfg[k.raw] = Arg(key="fp8_config.override_linear_precision",
-                                 value="[" + ", ".join(items) + "]",
-                                 span=file.span(k.start, v.end), value_span=file.span_of(v),
-                                 raw="[" + ", ".join(items) + "]")
+                cfg[k.raw] = Arg(
+                    key="fp8_config.override_linear_precision",
+                    value="[" + ", ".join(items) + "]",
+                    span=file.span(k.start, v.end),
+                    value_span=file.span_of(v),
+                    raw="[" + ", ".join(items) + "]",
+                )
     mp_arg = top.get("mixed_precision")
     if mp_arg is None:
-        enabled = Setting[bool](value=False, known=True, provenance="default",
-                                key="mixed_precision", default_of=LABEL)
+        enabled = Setting[bool](
+            value=False, known=True, provenance="default", key="mixed_precision", default_of=LABEL
+        )
     elif not mp_arg.known:
         enabled = written(mp_arg, None)
     else:
         enabled = written(mp_arg, str(mp_arg.value).lower() == "fp8")
     span = file.span_of(root)
-    return [build(cfg, file.path, span, "Accelerate config", enabled,
-                  world=top.get("num_processes"), spell="fp8_config.{key}")]
+    return [
+        build(
+            cfg,
+            file.path,
+            span,
+            "Accelerate config",
+            enabled,
+            world=top.get("num_processes"),
+            spell="fp8_config.{key}",
+        )
+    ]

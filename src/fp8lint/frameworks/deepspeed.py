@@ -39,8 +39,12 @@ def from_tree(file: SourceFile, doc: Document) -> list[Fp8Site]:
     if len(keys & _DS_KEYS) < 2 and "msamp" not in keys:
         return []
     notes = [
-        SourceNote(kind="ignored", key=k.raw or "", span=file.span(k.start, v.end),
-                   message=NO_FP8_KEY.format(key=k.raw))
+        SourceNote(
+            kind="ignored",
+            key=k.raw or "",
+            span=file.span(k.start, v.end),
+            message=NO_FP8_KEY.format(key=k.raw),
+        )
         for k, v in root.items()
         if k.raw is not None and "fp8" in k.raw.lower()
     ]
@@ -48,11 +52,22 @@ def from_tree(file: SourceFile, doc: Document) -> list[Fp8Site]:
     if pair is None or not pair[1].is_map:
         if not notes:
             return []
-        return [Fp8Site(path=file.path, framework=Framework.DEEPSPEED_MSAMP, kind="DeepSpeed config",
-                        span=file.span_of(root),
-                        enabled=Setting[bool](value=False, known=True, provenance="default",
-                                              key="msamp.enabled", default_of="DeepSpeed"),
-                        notes=notes)]
+        return [
+            Fp8Site(
+                path=file.path,
+                framework=Framework.DEEPSPEED_MSAMP,
+                kind="DeepSpeed config",
+                span=file.span_of(root),
+                enabled=Setting[bool](
+                    value=False,
+                    known=True,
+                    provenance="default",
+                    key="msamp.enabled",
+                    default_of="DeepSpeed",
+                ),
+                notes=notes,
+            )
+        ]
     args = args_of_map(file, root, ("msamp",), pair[1].deref(), "msamp.{key}")
     en = args.get("enabled")
     if en is None:
@@ -64,14 +79,30 @@ def from_tree(file: SourceFile, doc: Document) -> list[Fp8Site]:
     invalid: list[SourceNote] = []
     level = args.get("opt_level")
     if level is not None and level.known and str(level.value) not in OPT_LEVELS:
-        invalid.append(SourceNote(kind="invalid-value", key=level.key, span=level.value_span,
-                                  message=f"`{level.key}` is {level.raw!r}; expected O1, O2 or O3"))
-    return [Fp8Site(
-        path=file.path, framework=Framework.DEEPSPEED_MSAMP, kind="DeepSpeed MS-AMP section",
-        span=file.span(pair[0].start, pair[1].end),
-        enable_span=enabled.span if enabled.written else None,
-        enabled=enabled,
-        recipe=Setting[Recipe](value=Recipe.MSAMP, known=True, provenance="derived",
-                               key="msamp", span=file.span_of(pair[0])),
-        notes=notes, invalid=invalid,
-    )]
+        invalid.append(
+            SourceNote(
+                kind="invalid-value",
+                key=level.key,
+                span=level.value_span,
+                message=f"`{level.key}` is {level.raw!r}; expected O1, O2 or O3",
+            )
+        )
+    return [
+        Fp8Site(
+            path=file.path,
+            framework=Framework.DEEPSPEED_MSAMP,
+            kind="DeepSpeed MS-AMP section",
+            span=file.span(pair[0].start, pair[1].end),
+            enable_span=enabled.span if enabled.written else None,
+            enabled=enabled,
+            recipe=Setting[Recipe](
+                value=Recipe.MSAMP,
+                known=True,
+                provenance="derived",
+                key="msamp",
+                span=file.span_of(pair[0]),
+            ),
+            notes=notes,
+            invalid=invalid,
+        )
+    ]

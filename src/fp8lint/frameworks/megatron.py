@@ -17,7 +17,7 @@ from fp8lint.frameworks.transformer_config import (
     as_bool,
     build_site,
 )
-from fp8lint.model import Fp8Site, Framework
+from fp8lint.model import Fp8Site, Framework, Span
 from fp8lint.sources.base import Arg, SourceFile
 from fp8lint.sources.tree_args import args_of_map
 from fp8lint.tree import Document, Node
@@ -72,10 +72,7 @@ def fields_from_flags(flags: dict[str, Arg]) -> dict[str, Arg]:
     return fields
 
 
-def site_from_flags(flags: dict[str, Arg], path: str, site_span: object, kind: str) -> Fp8Site:
-    from fp8lint.model import Span
-
-    assert isinstance(site_span, Span)
+def site_from_flags(flags: dict[str, Arg], path: str, site_span: Span, kind: str) -> Fp8Site:
     return build_site(fields_from_flags(flags), replace(MEGATRON_FLAGS, kind=kind), path, site_span)
 
 
@@ -104,9 +101,14 @@ def from_model_args(file: SourceFile, doc: Document) -> list[Fp8Site]:
 
 def _is_transformer_config(node: Node) -> bool:
     keys = set(node.keys())
-    return "fp8" in keys and any(
-        k in keys for k in ("fp8_margin", "fp8_amax_history_len", "fp8_recipe", "fp8_amax_compute_algo")
-    ) and not ({"fp8_hybrid", "fp8_e4m3"} & keys)
+    return (
+        "fp8" in keys
+        and any(
+            k in keys
+            for k in ("fp8_margin", "fp8_amax_history_len", "fp8_recipe", "fp8_amax_compute_algo")
+        )
+        and not ({"fp8_hybrid", "fp8_e4m3"} & keys)
+    )
 
 
 def from_transformer_config(file: SourceFile, doc: Document) -> list[Fp8Site]:
@@ -127,22 +129,31 @@ def from_transformer_config(file: SourceFile, doc: Document) -> list[Fp8Site]:
         for sibling in ("model_parallel",):
             pair = parent.get(sibling) if parent is not None else None
             if pair and pair[1].is_map:
-                sib_path = path[:-1] + (sibling,)
+                sib_path = (*path[:-1], sibling)
                 for name, arg in args_of_map(
                     file, root, sib_path, pair[1], ".".join(sib_path) + ".{key}"
                 ).items():
                     fields.setdefault(name, arg)
         if parent is not None and parent is not mapping:
-            for name, arg in args_of_map(file, root, path[:-1], parent,
-                                          (".".join(path[:-1]) + ".{key}") if path[:-1] else "{key}").items():
+            for name, arg in args_of_map(
+                file,
+                root,
+                path[:-1],
+                parent,
+                (".".join(path[:-1]) + ".{key}") if path[:-1] else "{key}",
+            ).items():
                 fields.setdefault(name, arg)
         target = mapping.get("_target_")
         nemo = target is not None and "nemo" in str(target[1].deref().value)
+
+        def spell_key(name: str, prefix: str = prefix) -> str:
+            return f"{prefix}.{name}" if prefix else name
+
         profile = Profile(
             framework=Framework.NEMO2 if nemo else Framework.MEGATRON,
             label="Megatron-LM",
             defaults=MEGATRON_DEFAULTS,
-            spell=lambda n, p=prefix: f"{p}.{n}" if p else n,
+            spell=spell_key,
             kind="serialized NeMo 2 model config" if nemo else "Megatron TransformerConfig mapping",
         )
         if len(path) >= 1:

@@ -63,7 +63,9 @@ def from_tree(file: SourceFile, doc: Document) -> list[Fp8Site]:
         n = as_int(nodes.value) if nodes is not None and nodes.known else 1
         if devices is not None and d is not None and d > 0 and n is not None and n > 0:
             fields["world_size"] = replace(
-                devices, key="trainer.devices x trainer.num_nodes", value=d * n,
+                devices,
+                key="trainer.devices x trainer.num_nodes",
+                value=d * n,
                 note=f"{d} devices x {n} nodes",
             )
 
@@ -71,8 +73,9 @@ def from_tree(file: SourceFile, doc: Document) -> list[Fp8Site]:
     fp8 = fields.pop("fp8", None)
     e4m3, hybrid = fields.get("fp8_e4m3"), fields.get("fp8_hybrid")
     if fp8 is None:
-        enabled = Setting[bool](value=False, known=True, provenance="default",
-                                key="model.fp8", default_of="NeMo 1.x")
+        enabled = Setting[bool](
+            value=False, known=True, provenance="default", key="model.fp8", default_of="NeMo 1.x"
+        )
     elif not fp8.known:
         enabled = written(fp8, None)
     else:
@@ -92,23 +95,38 @@ def from_tree(file: SourceFile, doc: Document) -> list[Fp8Site]:
     if enabled.value is True and fp8 is not None:
         if is_e4m3 and is_hybrid:
             assert e4m3 is not None and hybrid is not None
-            notes.append(SourceNote(
-                kind="conflict", key="model.fp8_e4m3", span=hybrid.span,
-                message="`model.fp8_e4m3` and `model.fp8_hybrid` are both true; NeMo checks "
-                "`fp8_e4m3` first, so E4M3 is used everywhere and `fp8_hybrid` is ignored",
-            ))
-        elif not is_e4m3 and not is_hybrid and (e4m3 is None or e4m3.known) and (
-            hybrid is None or hybrid.known
+            notes.append(
+                SourceNote(
+                    kind="conflict",
+                    key="model.fp8_e4m3",
+                    span=hybrid.span,
+                    message="`model.fp8_e4m3` and `model.fp8_hybrid` are both true; NeMo checks "
+                    "`fp8_e4m3` first, so E4M3 is used everywhere and `fp8_hybrid` is ignored",
+                )
+            )
+        elif (
+            not is_e4m3
+            and not is_hybrid
+            and (e4m3 is None or e4m3.known)
+            and (hybrid is None or hybrid.known)
         ):
-            notes.append(SourceNote(
-                kind="conflict", key="model.fp8", span=fp8.span,
-                message="`model.fp8` is true but neither `model.fp8_e4m3` nor `model.fp8_hybrid` "
-                "is; NeMo raises \"fp8 enabled but fp8_format (fp8_e4m3 | fp8_hybrid) is not set\"",
-            ))
+            notes.append(
+                SourceNote(
+                    kind="conflict",
+                    key="model.fp8",
+                    span=fp8.span,
+                    message="`model.fp8` is true but neither `model.fp8_e4m3` nor "
+                    "`model.fp8_hybrid` is; NeMo raises \"fp8 enabled but fp8_format "
+                    '(fp8_e4m3 | fp8_hybrid) is not set"',
+                )
+            )
     reduce = fields.get("reduce_amax")
     if mcore and reduce is not None and reduce.known and as_bool(reduce.value) is False:
-        notes.append(SourceNote(kind="ignored", key=reduce.key, span=reduce.span,
-                                message=_REDUCE_AMAX_IGNORED))
+        notes.append(
+            SourceNote(
+                kind="ignored", key=reduce.key, span=reduce.span, message=_REDUCE_AMAX_IGNORED
+            )
+        )
     profile = Profile(
         framework=Framework.NEMO1,
         label="Megatron-LM (NeMo 1.x Megatron-Core path)" if mcore else "NeMo 1.x",

@@ -61,7 +61,9 @@ def _with(base: dict[str, Any], **changes: Any) -> dict[str, Any]:
     return out
 
 
-NEMO2_DEFAULTS = _with(MEGATRON_DEFAULTS, num_layers_at_start_in_bf16=0, num_layers_at_end_in_bf16=0)
+NEMO2_DEFAULTS = _with(
+    MEGATRON_DEFAULTS, num_layers_at_start_in_bf16=0, num_layers_at_end_in_bf16=0
+)
 BRIDGE_DEFAULTS = _with(NEMO2_DEFAULTS, fp8_recipe="tensorwise")
 TE_DEFAULTS = {"fp8_margin": 0, "fp8_amax_history_len": 1024, "fp8_amax_compute_algo": "max"}
 
@@ -184,8 +186,13 @@ def build_site(
     if enabled is None or fmt is None:
         arg = fields.get("fp8")
         if arg is None:
-            enabled = Setting[bool](value=False, known=True, provenance="default",
-                                    key=profile.spell("fp8"), default_of=profile.label)
+            enabled = Setting[bool](
+                value=False,
+                known=True,
+                provenance="default",
+                key=profile.spell("fp8"),
+                default_of=profile.label,
+            )
             fmt = Setting[Fp8Format](known=False)
         elif not arg.known:
             enabled = written(arg, None)
@@ -199,8 +206,9 @@ def build_site(
         else:
             invalid.append(_invalid(arg, "expected `e4m3` or `hybrid`"))
             enabled = written(arg, True)
-            fmt = Setting[Fp8Format](known=False, span=arg.value_span, key=arg.key,
-                                  provenance="written")
+            fmt = Setting[Fp8Format](
+                known=False, span=arg.value_span, key=arg.key, provenance="written"
+            )
     values["enabled"] = enabled
     values["fmt"] = fmt
     anchor = enabled.span if enabled.written else None
@@ -216,8 +224,9 @@ def build_site(
         values["recipe"] = written(arg, RECIPES[arg.value.lower()])
     else:
         invalid.append(_invalid(arg, "expected one of " + ", ".join(f"`{r}`" for r in RECIPES)))
-        values["recipe"] = Setting[Recipe](known=False, span=arg.value_span, key=arg.key,
-                                  provenance="written")
+        values["recipe"] = Setting[Recipe](
+            known=False, span=arg.value_span, key=arg.key, provenance="written"
+        )
 
     # -- amax algorithm -------------------------------------------------------------------
     arg = fields.get("fp8_amax_compute_algo")
@@ -234,8 +243,9 @@ def build_site(
         values["amax_compute_algo"] = written(arg, ALGOS[arg.value.lower()])
     else:
         invalid.append(_invalid(arg, "expected `max` or `most_recent`"))
-        values["amax_compute_algo"] = Setting[AmaxAlgo](known=False, span=arg.value_span, key=arg.key,
-                                  provenance="written")
+        values["amax_compute_algo"] = Setting[AmaxAlgo](
+            known=False, span=arg.value_span, key=arg.key, provenance="written"
+        )
 
     # -- integers and booleans --------------------------------------------------------------
     for model_name, cfg_name in INT_FIELDS.items():
@@ -252,8 +262,9 @@ def build_site(
         number = as_int(arg.value)
         if number is None:
             invalid.append(_invalid(arg, "expected an integer"))
-            values[model_name] = Setting[int](known=False, span=arg.value_span, key=arg.key,
-                                  provenance="written")
+            values[model_name] = Setting[int](
+                known=False, span=arg.value_span, key=arg.key, provenance="written"
+            )
         else:
             values[model_name] = written(arg, number)
     for model_name, cfg_name in BOOL_FIELDS.items():
@@ -272,8 +283,9 @@ def build_site(
             if arg.value is None:
                 continue
             invalid.append(_invalid(arg, "expected true or false"))
-            values[model_name] = Setting[bool](known=False, span=arg.value_span, key=arg.key,
-                                  provenance="written")
+            values[model_name] = Setting[bool](
+                known=False, span=arg.value_span, key=arg.key, provenance="written"
+            )
         else:
             values[model_name] = written(arg, flag)
 
@@ -298,8 +310,9 @@ def build_site(
         if "gated_mlp" in values and values["gated_mlp"].value:
             break
     if "gated_mlp" not in values and "gated_linear_unit" in profile.defaults:
-        values["gated_mlp"] = missing("gated_linear_unit", profile.defaults["gated_linear_unit"],
-                                      anchor)
+        values["gated_mlp"] = missing(
+            "gated_linear_unit", profile.defaults["gated_linear_unit"], anchor
+        )
 
     # -- derived values -----------------------------------------------------------------------
     hidden = values.get("hidden_size")
@@ -314,7 +327,11 @@ def build_site(
             span=hidden.span,
             note=(
                 f"{profile.label} derives it from the hidden size "
-                + ("(8/3 x hidden, rounded down to 64, for a gated MLP)" if gated else "(4 x hidden)")
+                + (
+                    "(8/3 x hidden, rounded down to 64, for a gated MLP)"
+                    if gated
+                    else "(4 x hidden)"
+                )
             ),
         )
     if "expert_tensor_parallel" not in values and "tensor_parallel" in values:
@@ -337,8 +354,13 @@ def build_site(
         "with `tp_only_amax_red`)",
     )
     if "reduce_amax" not in values:
-        values["reduce_amax"] = default(True, profile.label, "reduce_amax", anchor,
-                                        "Megatron never passes reduce_amax, so TE's True applies")
+        values["reduce_amax"] = default(
+            True,
+            profile.label,
+            "reduce_amax",
+            anchor,
+            "Megatron never passes reduce_amax, so TE's True applies",
+        )
 
     return Fp8Site(
         path=path,

@@ -10,12 +10,16 @@ from __future__ import annotations
 import importlib
 import pkgutil
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
-from fp8lint.rules.base import Rule
+if TYPE_CHECKING:  # importing the package (e.g. to read pages) must stay cheap
+    from fp8lint.rules.base import Rule
 
 
 @lru_cache(maxsize=1)
 def all_rules() -> tuple[type[Rule], ...]:
+    from fp8lint.rules.base import Rule
+
     found: list[type[Rule]] = []
     for info in pkgutil.iter_modules(__path__):
         if not (info.name.startswith("fp8") and info.name[3:6].isdigit()):

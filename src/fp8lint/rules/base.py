@@ -76,7 +76,12 @@ def where(setting: Setting[Any], site: Fp8Site) -> Span:
 def explain(setting: Setting[Any], shown: str | None = None) -> str:
     """`value` from `key` / from a default, for messages."""
     value = shown if shown is not None else _plain(setting.value)
-    return f"{value} ({setting.describe()})"
+    origin = setting.describe()
+    if setting.written and setting.via:
+        # the value came through a YAML alias or an interpolation: name where it is defined
+        how = setting.note if setting.note and setting.note.startswith("via ") else "via"
+        origin += f", {how} defined at line {setting.via[-1].line}"
+    return f"{value} ({origin})"
 
 
 def _plain(value: Any) -> str:

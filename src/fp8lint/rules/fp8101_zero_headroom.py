@@ -26,26 +26,49 @@ class ZeroHeadroom(Rule):
     code = "FP8101"
     name = "zero-headroom"
     severity = Severity.WARNING
-    summary = "Delayed scaling with margin 0 and a one-step reference amax clips every amax increase"
+    summary = (
+        "Delayed scaling with margin 0 and a one-step reference amax clips every amax increase"
+    )
 
     valid = (
-        Example("megatron_ok.yaml", "MODEL_ARGS:\n  --fp8-format: hybrid\n"
-                "  --fp8-amax-history-len: 1024\n  --fp8-amax-compute-algo: max\n"),
-        Example("tensorwise.yaml", "MODEL_ARGS:\n  --fp8-format: hybrid\n  --fp8-recipe: tensorwise\n"),
-        Example("te_default.py", "from transformer_engine.common.recipe import DelayedScaling\n"
-                "r = DelayedScaling()\n"),
+        Example(
+            "megatron_ok.yaml",
+            "MODEL_ARGS:\n  --fp8-format: hybrid\n"
+            "  --fp8-amax-history-len: 1024\n  --fp8-amax-compute-algo: max\n",
+        ),
+        Example(
+            "tensorwise.yaml", "MODEL_ARGS:\n  --fp8-format: hybrid\n  --fp8-recipe: tensorwise\n"
+        ),
+        Example(
+            "te_default.py",
+            "from transformer_engine.common.recipe import DelayedScaling\nr = DelayedScaling()\n",
+        ),
         Example("margin.yaml", "MODEL_ARGS:\n  --fp8-format: hybrid\n  --fp8-margin: 1\n"),
     )
     invalid = (
-        Example("megatron_defaults.yaml", "MODEL_ARGS:\n  --bf16: true\n  --fp8-format: hybrid\n",
-                lines=(3,)),
-        Example("nemo.yaml", "model:\n  transformer_engine: true\n  fp8: true\n  fp8_hybrid: true\n"
-                "  fp8_margin: 0\n  fp8_amax_history_len: 1\n  fp8_amax_compute_algo: most_recent\n",
-                lines=(7,)),
-        Example("te.py", "import transformer_engine.common.recipe as recipe\n"
-                "r = recipe.DelayedScaling(margin=0, amax_history_len=1)\n", lines=(2,)),
-        Example("accelerate.json", '{"mixed_precision": "fp8",\n "fp8_config": {"backend": "TE",'
-                ' "amax_history_len": 1}}\n', lines=(2,)),
+        Example(
+            "megatron_defaults.yaml",
+            "MODEL_ARGS:\n  --bf16: true\n  --fp8-format: hybrid\n",
+            lines=(3,),
+        ),
+        Example(
+            "nemo.yaml",
+            "model:\n  transformer_engine: true\n  fp8: true\n  fp8_hybrid: true\n"
+            "  fp8_margin: 0\n  fp8_amax_history_len: 1\n  fp8_amax_compute_algo: most_recent\n",
+            lines=(7,),
+        ),
+        Example(
+            "te.py",
+            "import transformer_engine.common.recipe as recipe\n"
+            "r = recipe.DelayedScaling(margin=0, amax_history_len=1)\n",
+            lines=(2,),
+        ),
+        Example(
+            "accelerate.json",
+            '{"mixed_precision": "fp8",\n "fp8_config": {"backend": "TE",'
+            ' "amax_history_len": 1}}\n',
+            lines=(2,),
+        ),
     )
 
     def check(self, site: Fp8Site, options: Mapping[str, Any]) -> Iterator[Finding]:
@@ -55,8 +78,11 @@ class ZeroHeadroom(Rule):
         if cause is None:
             return
         algo, hist = site.amax_compute_algo, site.amax_history_len
-        target = algo if (algo.value is AmaxAlgo.MOST_RECENT and algo.written) else (
-            hist if hist.written and hist.value == 1 else algo)
+        target = (
+            algo
+            if (algo.value is AmaxAlgo.MOST_RECENT and algo.written)
+            else (hist if hist.written and hist.value == 1 else algo)
+        )
         yield Finding(
             span=where(target, site),
             message=(

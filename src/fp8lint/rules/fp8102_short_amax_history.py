@@ -16,23 +16,45 @@ class ShortAmaxHistory(Rule):
     severity = Severity.INFO
     summary = "Delayed scaling with `max` over a short amax history"
     options = (
-        Option("min-amax-history-len", int, 16,
-               "windows shorter than this (and longer than 1) are reported"),
+        Option(
+            "min-amax-history-len",
+            int,
+            16,
+            "windows shorter than this (and longer than 1) are reported",
+        ),
     )
     valid = (
-        Example("long.yaml", "MODEL_ARGS:\n  --fp8-format: hybrid\n  --fp8-amax-history-len: 1024\n"
-                "  --fp8-amax-compute-algo: max\n"),
-        Example("te16.py", "from transformer_engine.common.recipe import DelayedScaling\n"
-                "r = DelayedScaling(amax_history_len=16, amax_compute_algo='max')\n"),
+        Example(
+            "long.yaml",
+            "MODEL_ARGS:\n  --fp8-format: hybrid\n  --fp8-amax-history-len: 1024\n"
+            "  --fp8-amax-compute-algo: max\n",
+        ),
+        Example(
+            "te16.py",
+            "from transformer_engine.common.recipe import DelayedScaling\n"
+            "r = DelayedScaling(amax_history_len=16, amax_compute_algo='max')\n",
+        ),
     )
     invalid = (
-        Example("short.yaml", "MODEL_ARGS:\n  --fp8-format: hybrid\n  --fp8-amax-history-len: 4\n"
-                "  --fp8-amax-compute-algo: max\n", lines=(3,)),
-        Example("te4.py", "from transformer_engine.common.recipe import DelayedScaling\n"
-                "r = DelayedScaling(amax_history_len=4)\n", lines=(2,)),
-        Example("opt.yaml", "MODEL_ARGS:\n  --fp8-format: hybrid\n  --fp8-amax-history-len: 32\n"
-                "  --fp8-amax-compute-algo: max\n", lines=(3,),
-                options={"min-amax-history-len": 64}),
+        Example(
+            "short.yaml",
+            "MODEL_ARGS:\n  --fp8-format: hybrid\n  --fp8-amax-history-len: 4\n"
+            "  --fp8-amax-compute-algo: max\n",
+            lines=(3,),
+        ),
+        Example(
+            "te4.py",
+            "from transformer_engine.common.recipe import DelayedScaling\n"
+            "r = DelayedScaling(amax_history_len=4)\n",
+            lines=(2,),
+        ),
+        Example(
+            "opt.yaml",
+            "MODEL_ARGS:\n  --fp8-format: hybrid\n  --fp8-amax-history-len: 32\n"
+            "  --fp8-amax-compute-algo: max\n",
+            lines=(3,),
+            options={"min-amax-history-len": 64},
+        ),
     )
 
     def check(self, site: Fp8Site, options: Mapping[str, Any]) -> Iterator[Finding]:
@@ -52,7 +74,7 @@ class ShortAmaxHistory(Rule):
                 f"last {hist} micro-batches: a spike that did not occur in that window and "
                 f"exceeds 2^{m} x the window's largest amax is clipped (guaranteed headroom "
                 f"{m} binade{'s' if m != 1 else ''}). TE's maintainers call 16-32 "
-                "\"faster to adapt but to be validated\" (TE #1169); NVIDIA's recipes use 1024"
+                '"faster to adapt but to be validated" (TE #1169); NVIDIA\'s recipes use 1024'
             ),
             headroom_binades=float(m),
         )

@@ -16,17 +16,28 @@ class AmaxHistoryUnused(Rule):
     severity = Severity.INFO
     summary = "`most_recent` with an amax history longer than 1: the window does nothing"
     valid = (
-        Example("max.yaml", "MODEL_ARGS:\n  --fp8-format: hybrid\n  --fp8-amax-history-len: 1024\n"
-                "  --fp8-amax-compute-algo: max\n"),
-        Example("accelerate.yaml", "mixed_precision: fp8\nfp8_config:\n  backend: TE\n"
-                "  amax_history_len: 1024\n"),
+        Example(
+            "max.yaml",
+            "MODEL_ARGS:\n  --fp8-format: hybrid\n  --fp8-amax-history-len: 1024\n"
+            "  --fp8-amax-compute-algo: max\n",
+        ),
+        Example(
+            "accelerate.yaml",
+            "mixed_precision: fp8\nfp8_config:\n  backend: TE\n  amax_history_len: 1024\n",
+        ),
     )
     invalid = (
-        Example("mr.yaml", "MODEL_ARGS:\n  --fp8-format: hybrid\n  --fp8-amax-history-len: 1024\n",
-                lines=(3,)),
-        Example("te.py", "from transformer_engine.common.recipe import DelayedScaling\n"
-                "r = DelayedScaling(amax_history_len=64, amax_compute_algo='most_recent')\n",
-                lines=(2,)),
+        Example(
+            "mr.yaml",
+            "MODEL_ARGS:\n  --fp8-format: hybrid\n  --fp8-amax-history-len: 1024\n",
+            lines=(3,),
+        ),
+        Example(
+            "te.py",
+            "from transformer_engine.common.recipe import DelayedScaling\n"
+            "r = DelayedScaling(amax_history_len=64, amax_compute_algo='most_recent')\n",
+            lines=(2,),
+        ),
     )
 
     def check(self, site: Fp8Site, options: Mapping[str, Any]) -> Iterator[Finding]:

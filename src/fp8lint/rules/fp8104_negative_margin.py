@@ -16,14 +16,25 @@ class NegativeMargin(Rule):
     severity = Severity.ERROR
     summary = "Negative margin: the scale overshoots FP8_MAX on every step"
     valid = (
-        Example("zero.yaml", "MODEL_ARGS:\n  --fp8-format: hybrid\n  --fp8-margin: 0\n"
-                "  --fp8-amax-history-len: 1024\n  --fp8-amax-compute-algo: max\n"),
+        Example(
+            "zero.yaml",
+            "MODEL_ARGS:\n  --fp8-format: hybrid\n  --fp8-margin: 0\n"
+            "  --fp8-amax-history-len: 1024\n  --fp8-amax-compute-algo: max\n",
+        ),
     )
     invalid = (
-        Example("neg.yaml", "MODEL_ARGS:\n  --fp8-format: hybrid\n  --fp8-margin: -1\n"
-                "  --fp8-amax-history-len: 1024\n  --fp8-amax-compute-algo: max\n", lines=(3,)),
-        Example("te.py", "from transformer_engine.common.recipe import DelayedScaling\n"
-                "r = DelayedScaling(margin=-2)\n", lines=(2,)),
+        Example(
+            "neg.yaml",
+            "MODEL_ARGS:\n  --fp8-format: hybrid\n  --fp8-margin: -1\n"
+            "  --fp8-amax-history-len: 1024\n  --fp8-amax-compute-algo: max\n",
+            lines=(3,),
+        ),
+        Example(
+            "te.py",
+            "from transformer_engine.common.recipe import DelayedScaling\n"
+            "r = DelayedScaling(margin=-2)\n",
+            lines=(2,),
+        ),
     )
 
     def check(self, site: Fp8Site, options: Mapping[str, Any]) -> Iterator[Finding]:

@@ -19,14 +19,25 @@ class LargeMargin(Rule):
     severity = Severity.INFO
     summary = "Margin of 4 or more: each unit costs one binade at the bottom of the range"
     valid = (
-        Example("m2.yaml", "MODEL_ARGS:\n  --fp8-format: hybrid\n  --fp8-margin: 2\n"
-                "  --fp8-amax-history-len: 1024\n  --fp8-amax-compute-algo: max\n"),
+        Example(
+            "m2.yaml",
+            "MODEL_ARGS:\n  --fp8-format: hybrid\n  --fp8-margin: 2\n"
+            "  --fp8-amax-history-len: 1024\n  --fp8-amax-compute-algo: max\n",
+        ),
     )
     invalid = (
-        Example("m4.yaml", "MODEL_ARGS:\n  --fp8-format: hybrid\n  --fp8-margin: 4\n"
-                "  --fp8-amax-history-len: 1024\n  --fp8-amax-compute-algo: max\n", lines=(3,)),
-        Example("te.py", "from transformer_engine.common.recipe import DelayedScaling\n"
-                "r = DelayedScaling(margin=6)\n", lines=(2,)),
+        Example(
+            "m4.yaml",
+            "MODEL_ARGS:\n  --fp8-format: hybrid\n  --fp8-margin: 4\n"
+            "  --fp8-amax-history-len: 1024\n  --fp8-amax-compute-algo: max\n",
+            lines=(3,),
+        ),
+        Example(
+            "te.py",
+            "from transformer_engine.common.recipe import DelayedScaling\n"
+            "r = DelayedScaling(margin=6)\n",
+            lines=(2,),
+        ),
     )
 
     def check(self, site: Fp8Site, options: Mapping[str, Any]) -> Iterator[Finding]:

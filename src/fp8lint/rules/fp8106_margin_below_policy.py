@@ -18,15 +18,26 @@ class MarginBelowPolicy(Rule):
     default_enabled = False
     options = (Option("min-margin", int, 2, "smallest margin the team accepts"),)
     valid = (
-        Example("m2.yaml", "MODEL_ARGS:\n  --fp8-format: hybrid\n  --fp8-margin: 2\n"
-                "  --fp8-amax-history-len: 1024\n  --fp8-amax-compute-algo: max\n"),
+        Example(
+            "m2.yaml",
+            "MODEL_ARGS:\n  --fp8-format: hybrid\n  --fp8-margin: 2\n"
+            "  --fp8-amax-history-len: 1024\n  --fp8-amax-compute-algo: max\n",
+        ),
         Example("cs.yaml", "MODEL_ARGS:\n  --fp8-format: hybrid\n  --fp8-recipe: tensorwise\n"),
     )
     invalid = (
-        Example("m0.yaml", "MODEL_ARGS:\n  --fp8-format: hybrid\n  --fp8-amax-history-len: 1024\n"
-                "  --fp8-amax-compute-algo: max\n", lines=(2,)),
-        Example("m1.py", "from transformer_engine.common.recipe import DelayedScaling\n"
-                "r = DelayedScaling(margin=1)\n", lines=(2,)),
+        Example(
+            "m0.yaml",
+            "MODEL_ARGS:\n  --fp8-format: hybrid\n  --fp8-amax-history-len: 1024\n"
+            "  --fp8-amax-compute-algo: max\n",
+            lines=(2,),
+        ),
+        Example(
+            "m1.py",
+            "from transformer_engine.common.recipe import DelayedScaling\n"
+            "r = DelayedScaling(margin=1)\n",
+            lines=(2,),
+        ),
     )
 
     def check(self, site: Fp8Site, options: Mapping[str, Any]) -> Iterator[Finding]:

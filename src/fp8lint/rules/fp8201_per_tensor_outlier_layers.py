@@ -19,18 +19,30 @@ class PerTensorOutlierLayers(Rule):
     severity = Severity.INFO
     summary = "Per-tensor FP8 recipe on a gated (SwiGLU) MLP with no BF16 first/last layers"
     valid = (
-        Example("cs_bf16.yaml", "MODEL_ARGS:\n  --fp8-format: hybrid\n  --fp8-recipe: tensorwise\n"
-                "  --first-last-layers-bf16: true\n"),
-        Example("mx.yaml", "MODEL_ARGS:\n  --swiglu: true\n  --fp8-format: e4m3\n"
-                "  --fp8-recipe: mxfp8\n"),
+        Example(
+            "cs_bf16.yaml",
+            "MODEL_ARGS:\n  --fp8-format: hybrid\n  --fp8-recipe: tensorwise\n"
+            "  --first-last-layers-bf16: true\n",
+        ),
+        Example(
+            "mx.yaml",
+            "MODEL_ARGS:\n  --swiglu: true\n  --fp8-format: e4m3\n  --fp8-recipe: mxfp8\n",
+        ),
         Example("gelu.yaml", "MODEL_ARGS:\n  --fp8-format: hybrid\n  --fp8-recipe: tensorwise\n"),
     )
     invalid = (
-        Example("cs.yaml", "MODEL_ARGS:\n  --swiglu: true\n  --fp8-format: hybrid\n"
-                "  --fp8-recipe: tensorwise\n", lines=(4,)),
-        Example("ds.yaml", "model:\n  transformer_engine: true\n  activation: swiglu\n"
-                "  fp8: true\n  fp8_hybrid: true\n  fp8_amax_history_len: 1024\n"
-                "  fp8_amax_compute_algo: max\n", lines=(4,)),
+        Example(
+            "cs.yaml",
+            "MODEL_ARGS:\n  --swiglu: true\n  --fp8-format: hybrid\n  --fp8-recipe: tensorwise\n",
+            lines=(4,),
+        ),
+        Example(
+            "ds.yaml",
+            "model:\n  transformer_engine: true\n  activation: swiglu\n"
+            "  fp8: true\n  fp8_hybrid: true\n  fp8_amax_history_len: 1024\n"
+            "  fp8_amax_compute_algo: max\n",
+            lines=(4,),
+        ),
     )
 
     def check(self, site: Fp8Site, options: Mapping[str, Any]) -> Iterator[Finding]:

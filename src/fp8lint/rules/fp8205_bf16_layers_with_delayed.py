@@ -17,16 +17,27 @@ class Bf16LayersWithDelayed(Rule):
     severity = Severity.ERROR
     summary = "First/last BF16 layers with delayed scaling: Megatron raises at launch"
     valid = (
-        Example("cs.yaml", "MODEL_ARGS:\n  --fp8-format: hybrid\n  --fp8-recipe: tensorwise\n"
-                "  --first-last-layers-bf16: true\n"),
+        Example(
+            "cs.yaml",
+            "MODEL_ARGS:\n  --fp8-format: hybrid\n  --fp8-recipe: tensorwise\n"
+            "  --first-last-layers-bf16: true\n",
+        ),
     )
     invalid = (
-        Example("ds.yaml", "MODEL_ARGS:\n  --fp8-format: hybrid\n  --first-last-layers-bf16: true\n"
-                "  --fp8-amax-history-len: 1024\n  --fp8-amax-compute-algo: max\n", lines=(3,)),
-        Example("nemo2.py", "from nemo.lightning.pytorch.plugins.mixed_precision import "
-                "MegatronMixedPrecision\nplugin = MegatronMixedPrecision(precision='bf16-mixed', "
-                "fp8='hybrid',\n    fp8_recipe='delayed', first_last_layers_bf16=True,\n"
-                "    num_layers_at_start_in_bf16=1, num_layers_at_end_in_bf16=1)\n", lines=(4,)),
+        Example(
+            "ds.yaml",
+            "MODEL_ARGS:\n  --fp8-format: hybrid\n  --first-last-layers-bf16: true\n"
+            "  --fp8-amax-history-len: 1024\n  --fp8-amax-compute-algo: max\n",
+            lines=(3,),
+        ),
+        Example(
+            "nemo2.py",
+            "from nemo.lightning.pytorch.plugins.mixed_precision import "
+            "MegatronMixedPrecision\nplugin = MegatronMixedPrecision(precision='bf16-mixed', "
+            "fp8='hybrid',\n    fp8_recipe='delayed', first_last_layers_bf16=True,\n"
+            "    num_layers_at_start_in_bf16=1, num_layers_at_end_in_bf16=1)\n",
+            lines=(4,),
+        ),
     )
 
     def check(self, site: Fp8Site, options: Mapping[str, Any]) -> Iterator[Finding]:
@@ -39,7 +50,7 @@ class Bf16LayersWithDelayed(Rule):
             message=(
                 f"first/last layers in BF16 with delayed scaling (recipe "
                 f"{explain(site.recipe)}): Megatron's TransformerConfig raises \"Delayed scaling "
-                "does not support first / last layer in BF16\" at launch. Use the `tensorwise` "
+                'does not support first / last layer in BF16" at launch. Use the `tensorwise` '
                 "recipe (TE >= 2.2) or `blockwise`, or drop the BF16 layers"
             ),
         )

@@ -16,19 +16,37 @@ class E4m3Gradients(Rule):
     severity = Severity.INFO
     summary = "E4M3 gradients with a per-tensor recipe (warning with delayed scaling)"
     valid = (
-        Example("hybrid.yaml", "MODEL_ARGS:\n  --fp8-format: hybrid\n  --fp8-recipe: tensorwise\n"
-                "  --first-last-layers-bf16: true\n"),
+        Example(
+            "hybrid.yaml",
+            "MODEL_ARGS:\n  --fp8-format: hybrid\n  --fp8-recipe: tensorwise\n"
+            "  --first-last-layers-bf16: true\n",
+        ),
         Example("mx.yaml", "MODEL_ARGS:\n  --fp8-format: e4m3\n  --fp8-recipe: mxfp8\n"),
-        Example("block.py", "from transformer_engine.common.recipe import Float8BlockScaling\n"
-                "r = Float8BlockScaling()\n"),
+        Example(
+            "block.py",
+            "from transformer_engine.common.recipe import Float8BlockScaling\n"
+            "r = Float8BlockScaling()\n",
+        ),
     )
     invalid = (
-        Example("ds.yaml", "MODEL_ARGS:\n  --fp8-format: e4m3\n  --fp8-amax-history-len: 1024\n"
-                "  --fp8-amax-compute-algo: max\n", lines=(2,)),
-        Example("acc.json", '{"mixed_precision": "fp8",\n "fp8_config": {"backend": "TE",\n'
-                '  "fp8_format": "E4M3"}}\n', lines=(3,)),
-        Example("cs.py", "from transformer_engine.common.recipe import Float8CurrentScaling, "
-                "Format\nr = Float8CurrentScaling(fp8_format=Format.E4M3)\n", lines=(2,)),
+        Example(
+            "ds.yaml",
+            "MODEL_ARGS:\n  --fp8-format: e4m3\n  --fp8-amax-history-len: 1024\n"
+            "  --fp8-amax-compute-algo: max\n",
+            lines=(2,),
+        ),
+        Example(
+            "acc.json",
+            '{"mixed_precision": "fp8",\n "fp8_config": {"backend": "TE",\n'
+            '  "fp8_format": "E4M3"}}\n',
+            lines=(3,),
+        ),
+        Example(
+            "cs.py",
+            "from transformer_engine.common.recipe import Float8CurrentScaling, "
+            "Format\nr = Float8CurrentScaling(fp8_format=Format.E4M3)\n",
+            lines=(2,),
+        ),
     )
 
     def check(self, site: Fp8Site, options: Mapping[str, Any]) -> Iterator[Finding]:

@@ -16,21 +16,34 @@ class Bf16LayersCountZero(Rule):
     severity = Severity.WARNING
     summary = "first_last_layers_bf16 on, but both layer counts are 0 (NeMo 2 / Bridge defaults)"
     valid = (
-        Example("ok.py", "from nemo.lightning.pytorch.plugins.mixed_precision import "
-                "MegatronMixedPrecision\np = MegatronMixedPrecision(precision='bf16-mixed', "
-                "fp8='hybrid', fp8_recipe='tensorwise',\n    first_last_layers_bf16=True, "
-                "num_layers_at_start_in_bf16=1, num_layers_at_end_in_bf16=1)\n"),
-        Example("megatron.yaml", "MODEL_ARGS:\n  --fp8-format: hybrid\n  --fp8-recipe: tensorwise\n"
-                "  --first-last-layers-bf16: true\n"),
+        Example(
+            "ok.py",
+            "from nemo.lightning.pytorch.plugins.mixed_precision import "
+            "MegatronMixedPrecision\np = MegatronMixedPrecision(precision='bf16-mixed', "
+            "fp8='hybrid', fp8_recipe='tensorwise',\n    first_last_layers_bf16=True, "
+            "num_layers_at_start_in_bf16=1, num_layers_at_end_in_bf16=1)\n",
+        ),
+        Example(
+            "megatron.yaml",
+            "MODEL_ARGS:\n  --fp8-format: hybrid\n  --fp8-recipe: tensorwise\n"
+            "  --first-last-layers-bf16: true\n",
+        ),
     )
     invalid = (
-        Example("zero.py", "from nemo.lightning.pytorch.plugins.mixed_precision import "
-                "MegatronMixedPrecision\np = MegatronMixedPrecision(precision='bf16-mixed', "
-                "fp8='hybrid', fp8_recipe='tensorwise',\n    first_last_layers_bf16=True)\n",
-                lines=(3,)),
-        Example("zero.yaml", "MODEL_ARGS:\n  --fp8-format: hybrid\n  --fp8-recipe: tensorwise\n"
-                "  --first-last-layers-bf16: true\n  --num-layers-at-start-in-bf16: 0\n"
-                "  --num-layers-at-end-in-bf16: 0\n", lines=(4,)),
+        Example(
+            "zero.py",
+            "from nemo.lightning.pytorch.plugins.mixed_precision import "
+            "MegatronMixedPrecision\np = MegatronMixedPrecision(precision='bf16-mixed', "
+            "fp8='hybrid', fp8_recipe='tensorwise',\n    first_last_layers_bf16=True)\n",
+            lines=(3,),
+        ),
+        Example(
+            "zero.yaml",
+            "MODEL_ARGS:\n  --fp8-format: hybrid\n  --fp8-recipe: tensorwise\n"
+            "  --first-last-layers-bf16: true\n  --num-layers-at-start-in-bf16: 0\n"
+            "  --num-layers-at-end-in-bf16: 0\n",
+            lines=(4,),
+        ),
     )
 
     def check(self, site: Fp8Site, options: Mapping[str, Any]) -> Iterator[Finding]:

@@ -9,7 +9,10 @@ from fp8lint.diagnostics import Severity
 from fp8lint.model import Fp8Site
 from fp8lint.rules.base import Example, Finding, Rule, explain, where
 
-_TE = "from transformer_engine.common.recipe import DelayedScaling\nimport transformer_engine.pytorch as te\n"
+_TE = (
+    "from transformer_engine.common.recipe import DelayedScaling\n"
+    "import transformer_engine.pytorch as te\n"
+)
 
 
 class AmaxGroupExcludesTp(Rule):
@@ -18,16 +21,26 @@ class AmaxGroupExcludesTp(Rule):
     severity = Severity.WARNING
     summary = "Delayed scaling with a data-parallel-only amax reduction group"
     valid = (
-        Example("amax_group.py", _TE + "r = DelayedScaling()\n"
-                "with te.fp8_autocast(fp8_recipe=r, fp8_group=mpu.get_amax_reduction_group()):\n"
-                "    pass\n"),
-        Example("world.py", _TE + "r = DelayedScaling()\n"
-                "with te.autocast(recipe=r, amax_reduction_group=None):\n    pass\n"),
+        Example(
+            "amax_group.py",
+            _TE + "r = DelayedScaling()\n"
+            "with te.fp8_autocast(fp8_recipe=r, fp8_group=mpu.get_amax_reduction_group()):\n"
+            "    pass\n",
+        ),
+        Example(
+            "world.py",
+            _TE + "r = DelayedScaling()\n"
+            "with te.autocast(recipe=r, amax_reduction_group=None):\n    pass\n",
+        ),
     )
     invalid = (
-        Example("dp.py", _TE + "r = DelayedScaling()\n"
-                "with te.fp8_autocast(fp8_recipe=r, fp8_group=mpu.get_data_parallel_group()):\n"
-                "    pass\n", lines=(4,)),
+        Example(
+            "dp.py",
+            _TE + "r = DelayedScaling()\n"
+            "with te.fp8_autocast(fp8_recipe=r, fp8_group=mpu.get_data_parallel_group()):\n"
+            "    pass\n",
+            lines=(4,),
+        ),
     )
 
     def check(self, site: Fp8Site, options: Mapping[str, Any]) -> Iterator[Finding]:
@@ -46,8 +59,12 @@ class AmaxGroupExcludesTp(Rule):
             message=(
                 f"the amax reduction group {explain(scope)} does not include the "
                 "tensor-parallel ranks, so TP shards of one tensor get different scales"
-                + (" and the FP8 all-gather of sequence/context parallelism decodes them with "
-                   "one scale: wrong values on every step" if sp or cp else "")
+                + (
+                    " and the FP8 all-gather of sequence/context parallelism decodes them with "
+                    "one scale: wrong values on every step"
+                    if sp or cp
+                    else ""
+                )
                 + ". Megatron PR #442 traced a 40B TP=8 run diverging after ~1000 iterations "
                 "to exactly this (fp8_group = data-parallel group); TE #335 and #656 agree. "
                 "Use Megatron's get_amax_reduction_group() (TP x DP x CP) or leave the group "

@@ -16,13 +16,20 @@ class TpOnlyAmaxReduction(Rule):
     severity = Severity.INFO
     summary = "tp_only_amax_red: data-parallel replicas keep different delayed scales"
     valid = (
-        Example("default.yaml", "model:\n  transformer_engine: true\n  fp8: true\n"
-                "  fp8_hybrid: true\n  fp8_amax_history_len: 1024\n  fp8_amax_compute_algo: max\n"),
+        Example(
+            "default.yaml",
+            "model:\n  transformer_engine: true\n  fp8: true\n"
+            "  fp8_hybrid: true\n  fp8_amax_history_len: 1024\n  fp8_amax_compute_algo: max\n",
+        ),
     )
     invalid = (
-        Example("tponly.yaml", "model:\n  transformer_engine: true\n  fp8: true\n"
-                "  fp8_hybrid: true\n  fp8_amax_history_len: 1024\n  fp8_amax_compute_algo: max\n"
-                "  tp_only_amax_red: true\n", lines=(7,)),
+        Example(
+            "tponly.yaml",
+            "model:\n  transformer_engine: true\n  fp8: true\n"
+            "  fp8_hybrid: true\n  fp8_amax_history_len: 1024\n  fp8_amax_compute_algo: max\n"
+            "  tp_only_amax_red: true\n",
+            lines=(7,),
+        ),
     )
 
     def check(self, site: Fp8Site, options: Mapping[str, Any]) -> Iterator[Finding]:
@@ -34,7 +41,7 @@ class TpOnlyAmaxReduction(Rule):
             message=(
                 f"tp_only_amax_red {explain(flag)} reduces amax over TP (x CP) only: each "
                 "data-parallel replica develops its own delayed scales, which TE's maintainers "
-                "call \"less stable\" and which complicates checkpointing (TE #656): Megatron "
+                'call "less stable" and which complicates checkpointing (TE #656): Megatron '
                 "saves one replica's amax history for all ranks. NVIDIA accepts this for speed; "
                 "remove it if you see instability"
             ),

@@ -34,8 +34,10 @@ def shard_problems(site: Fp8Site) -> list[str]:
     if ffn is not None and ffn % tp == 0:
         shard = ffn // tp
         if shard % last:
-            out.append(f"ffn hidden size / TP = {ffn}/{tp} = {shard} (FC2 input) is not a "
-                       f"multiple of {last}")
+            out.append(
+                f"ffn hidden size / TP = {ffn}/{tp} = {shard} (FC2 input) is not a "
+                f"multiple of {last}"
+            )
         width = 2 * shard if site.gated_mlp.value else shard
         if width % lead and shard % last == 0:
             out.append(f"FC1 output per shard {width} is not a multiple of {lead}")
@@ -46,16 +48,20 @@ def shard_problems(site: Fp8Site) -> list[str]:
         if groups % tp == 0 and (qkv // tp) % lead:
             out.append(f"QKV output per shard {qkv}/{tp} = {qkv // tp} is not a multiple of {lead}")
         if (hidden // tp) % last:
-            out.append(f"attention projection input per shard {hidden}/{tp} = {hidden // tp} is "
-                       f"not a multiple of {last}")
+            out.append(
+                f"attention projection input per shard {hidden}/{tp} = {hidden // tp} is "
+                f"not a multiple of {last}"
+            )
     seq, mbs = site.seq_length.value, site.micro_batch_size.value
     if seq is not None and mbs is not None:
         tokens = seq * mbs
         cp = site.context_parallel.value or 1
         div = cp * (tp if site.sequence_parallel.value else 1)
         if tokens % div == 0 and (tokens // div) % lead:
-            out.append(f"tokens per rank {seq} x {mbs} / {div} = {tokens // div} is not a "
-                       f"multiple of {lead}")
+            out.append(
+                f"tokens per rank {seq} x {mbs} / {div} = {tokens // div} is not a "
+                f"multiple of {lead}"
+            )
     return out
 
 
@@ -65,17 +71,28 @@ class Fp8GemmShape(Rule):
     severity = Severity.ERROR
     summary = "A per-TP-shard GEMM dimension breaks FP8 alignment"
     valid = (
-        Example("ok.yaml", "MODEL_ARGS:\n  --hidden-size: 4096\n  --num-attention-heads: 32\n"
-                "  --tensor-model-parallel-size: 8\n  --fp8-format: hybrid\n"
-                "  --fp8-recipe: tensorwise\n  --first-last-layers-bf16: true\n"),
+        Example(
+            "ok.yaml",
+            "MODEL_ARGS:\n  --hidden-size: 4096\n  --num-attention-heads: 32\n"
+            "  --tensor-model-parallel-size: 8\n  --fp8-format: hybrid\n"
+            "  --fp8-recipe: tensorwise\n  --first-last-layers-bf16: true\n",
+        ),
     )
     invalid = (
-        Example("bad.yaml", "MODEL_ARGS:\n  --hidden-size: 1000\n  --num-attention-heads: 8\n"
-                "  --tensor-model-parallel-size: 2\n  --fp8-format: hybrid\n"
-                "  --fp8-recipe: tensorwise\n  --first-last-layers-bf16: true\n", lines=(2,)),
-        Example("mx.yaml", "MODEL_ARGS:\n  --hidden-size: 2048\n  --ffn-hidden-size: 5440\n"
-                "  --num-attention-heads: 16\n  --tensor-model-parallel-size: 4\n"
-                "  --fp8-format: e4m3\n  --fp8-recipe: mxfp8\n", lines=(2,)),
+        Example(
+            "bad.yaml",
+            "MODEL_ARGS:\n  --hidden-size: 1000\n  --num-attention-heads: 8\n"
+            "  --tensor-model-parallel-size: 2\n  --fp8-format: hybrid\n"
+            "  --fp8-recipe: tensorwise\n  --first-last-layers-bf16: true\n",
+            lines=(2,),
+        ),
+        Example(
+            "mx.yaml",
+            "MODEL_ARGS:\n  --hidden-size: 2048\n  --ffn-hidden-size: 5440\n"
+            "  --num-attention-heads: 16\n  --tensor-model-parallel-size: 4\n"
+            "  --fp8-format: e4m3\n  --fp8-recipe: mxfp8\n",
+            lines=(2,),
+        ),
     )
 
     def check(self, site: Fp8Site, options: Mapping[str, Any]) -> Iterator[Finding]:
@@ -91,8 +108,9 @@ class Fp8GemmShape(Rule):
             span=where(site.hidden_size, site),
             message=(
                 f"FP8 GEMM shapes per tensor-parallel shard ({recipe.value}: leading dims must "
-                f"be multiples of {lead}, the last dim of {last}): " + "; ".join(problems)
-                + ". TE raises \"FP8 execution requires ...\" at the first step (or, for "
+                f"be multiples of {lead}, the last dim of {last}): "
+                + "; ".join(problems)
+                + '. TE raises "FP8 execution requires ..." at the first step (or, for '
                 "block recipes, cannot quantize the tensor); pick sizes that divide evenly"
             ),
         )

@@ -15,18 +15,30 @@ class InvalidValue(Rule):
     name = "invalid-value"
     severity = Severity.ERROR
     summary = "Unknown format/recipe/algorithm, non-integer margin or history, history < 1"
-    valid = (
-        Example("ok.yaml", "MODEL_ARGS:\n  --fp8-format: hybrid\n  --fp8-recipe: mxfp8\n"),
-    )
+    valid = (Example("ok.yaml", "MODEL_ARGS:\n  --fp8-format: hybrid\n  --fp8-recipe: mxfp8\n"),)
     invalid = (
-        Example("recipe.yaml", "MODEL_ARGS:\n  --fp8-format: hybrid\n  --fp8-recipe: current\n",
-                lines=(3,)),
-        Example("algo.yaml", "MODEL_ARGS:\n  --fp8-format: hybrid\n"
-                "  --fp8-amax-compute-algo: mean\n", lines=(3,)),
-        Example("hist.json", '{"mixed_precision": "fp8", "fp8_config": {"backend": "TE",\n'
-                '  "amax_history_len": 0}}\n', lines=(2,)),
-        Example("margin.py", "from transformer_engine.common.recipe import DelayedScaling\n"
-                "r = DelayedScaling(margin=0.5)\n", lines=(2,)),
+        Example(
+            "recipe.yaml",
+            "MODEL_ARGS:\n  --fp8-format: hybrid\n  --fp8-recipe: current\n",
+            lines=(3,),
+        ),
+        Example(
+            "algo.yaml",
+            "MODEL_ARGS:\n  --fp8-format: hybrid\n  --fp8-amax-compute-algo: mean\n",
+            lines=(3,),
+        ),
+        Example(
+            "hist.json",
+            '{"mixed_precision": "fp8", "fp8_config": {"backend": "TE",\n'
+            '  "amax_history_len": 0}}\n',
+            lines=(2,),
+        ),
+        Example(
+            "margin.py",
+            "from transformer_engine.common.recipe import DelayedScaling\n"
+            "r = DelayedScaling(margin=0.5)\n",
+            lines=(2,),
+        ),
     )
 
     def check(self, site: Fp8Site, options: Mapping[str, Any]) -> Iterator[Finding]:

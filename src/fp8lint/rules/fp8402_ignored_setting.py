@@ -17,70 +17,119 @@ class IgnoredSetting(Rule):
     severity = Severity.INFO
     summary = "A setting that is written but ignored (dead key, removed knob, misspelling)"
     valid = (
-        Example("interval1.yaml", "MODEL_ARGS:\n  --fp8-format: hybrid\n  --fp8-interval: 1\n"
-                "  --fp8-amax-history-len: 1024\n  --fp8-amax-compute-algo: max\n"),
-        Example("cs_defaults.yaml", "MODEL_ARGS:\n  --fp8-format: hybrid\n  --fp8-recipe: tensorwise\n"
-                "  --fp8-margin: 0\n  --fp8-amax-history-len: 1\n  --first-last-layers-bf16: true\n"),
+        Example(
+            "interval1.yaml",
+            "MODEL_ARGS:\n  --fp8-format: hybrid\n  --fp8-interval: 1\n"
+            "  --fp8-amax-history-len: 1024\n  --fp8-amax-compute-algo: max\n",
+        ),
+        Example(
+            "cs_defaults.yaml",
+            "MODEL_ARGS:\n  --fp8-format: hybrid\n  --fp8-recipe: tensorwise\n"
+            "  --fp8-margin: 0\n  --fp8-amax-history-len: 1\n  --first-last-layers-bf16: true\n",
+        ),
     )
     invalid = (
-        Example("interval.yaml", "MODEL_ARGS:\n  --fp8-format: hybrid\n  --fp8-interval: 4\n"
-                "  --fp8-amax-history-len: 1024\n  --fp8-amax-compute-algo: max\n", lines=(3,)),
-        Example("wizard.yaml", "mixed_precision: fp8\nfp8_config:\n  backend: TE\n"
-                "  amax_history_length: 1024\n", lines=(4,)),
-        Example("ds.json", '{\n  "train_batch_size": 8,\n  "bf16": {"enabled": true},\n'
-                '  "fp8": {"enabled": true}\n}\n', lines=(4,)),
-        Example("cs_margin.yaml", "MODEL_ARGS:\n  --fp8-format: hybrid\n  --fp8-recipe: tensorwise\n"
-                "  --fp8-margin: 2\n  --first-last-layers-bf16: true\n", lines=(4,)),
-        Example("wgrad.yaml", "MODEL_ARGS:\n  --fp8-format: hybrid\n  --no-fp8-wgrad: true\n"
-                "  --fp8-amax-history-len: 1024\n  --fp8-amax-compute-algo: max\n", lines=(3,)),
+        Example(
+            "interval.yaml",
+            "MODEL_ARGS:\n  --fp8-format: hybrid\n  --fp8-interval: 4\n"
+            "  --fp8-amax-history-len: 1024\n  --fp8-amax-compute-algo: max\n",
+            lines=(3,),
+        ),
+        Example(
+            "wizard.yaml",
+            "mixed_precision: fp8\nfp8_config:\n  backend: TE\n  amax_history_length: 1024\n",
+            lines=(4,),
+        ),
+        Example(
+            "ds.json",
+            '{\n  "train_batch_size": 8,\n  "bf16": {"enabled": true},\n'
+            '  "fp8": {"enabled": true}\n}\n',
+            lines=(4,),
+        ),
+        Example(
+            "cs_margin.yaml",
+            "MODEL_ARGS:\n  --fp8-format: hybrid\n  --fp8-recipe: tensorwise\n"
+            "  --fp8-margin: 2\n  --first-last-layers-bf16: true\n",
+            lines=(4,),
+        ),
+        Example(
+            "wgrad.yaml",
+            "MODEL_ARGS:\n  --fp8-format: hybrid\n  --no-fp8-wgrad: true\n"
+            "  --fp8-amax-history-len: 1024\n  --fp8-amax-compute-algo: max\n",
+            lines=(3,),
+        ),
     )
 
     def check(self, site: Fp8Site, options: Mapping[str, Any]) -> Iterator[Finding]:
         for n in site.notes:
             if n.kind in ("ignored", "misspelled"):
-                yield Finding(span=n.span, message=n.message,
-                              severity=Severity.WARNING if n.kind == "misspelled" else None)
+                yield Finding(
+                    span=n.span,
+                    message=n.message,
+                    severity=Severity.WARNING if n.kind == "misspelled" else None,
+                )
         if not site.is_on:
             return
         interval = site.interval
-        if interval.written and interval.value is not None and interval.value != 1 and interval.span:
+        if (
+            interval.written
+            and interval.value is not None
+            and interval.value != 1
+            and interval.span
+        ):
             yield Finding(
                 span=interval.span,
-                message=(f"`{interval.key}` is {interval.value}, but TE ignores the amax update "
-                         "interval since v1.8 and removed it in v2.3: amax and scales update "
-                         "every step whatever it says. Remove it"),
+                message=(
+                    f"`{interval.key}` is {interval.value}, but TE ignores the amax update "
+                    "interval since v1.8 and removed it in v2.3: amax and scales update "
+                    "every step whatever it says. Remove it"
+                ),
             )
         olp = site.override_linear_precision
         if olp.written and olp.value and "true" in olp.value and olp.span:
             yield Finding(
                 span=olp.span,
-                message=(f"`{olp.key}` {olp.value} has no effect on TE >= 2.0, which removed "
-                         "override_linear_precision; TE's recipe silently drops the unknown "
-                         "argument, so those GEMMs still run in FP8"),
+                message=(
+                    f"`{olp.key}` {olp.value} has no effect on TE >= 2.0, which removed "
+                    "override_linear_precision; TE's recipe silently drops the unknown "
+                    "argument, so those GEMMs still run in FP8"
+                ),
             )
         wgrad = site.fp8_wgrad
         if wgrad.written and wgrad.value is False and site.is_delayed and wgrad.span:
             yield Finding(
                 span=wgrad.span,
-                message=(f"`{wgrad.key}` asks for BF16 weight-gradient GEMMs, which Megatron "
-                         "passes to TE as override_linear_precision; TE >= 2.0 removed that "
-                         "field and silently drops it, so wgrad still runs in FP8"),
+                message=(
+                    f"`{wgrad.key}` asks for BF16 weight-gradient GEMMs, which Megatron "
+                    "passes to TE as override_linear_precision; TE >= 2.0 removed that "
+                    "field and silently drops it, so wgrad still runs in FP8"
+                ),
             )
         recipe = site.recipe.value
         if recipe is None or recipe in (Recipe.DELAYED, Recipe.MSAMP, Recipe.CUSTOM):
             return
-        for setting, te_name in ((site.margin, "fp8_margin"),
-                                 (site.amax_history_len, "fp8_amax_history_len"),
-                                 (site.amax_compute_algo, "fp8_amax_compute_algo")):
+        for setting, te_name in (
+            (site.margin, "fp8_margin"),
+            (site.amax_history_len, "fp8_amax_history_len"),
+            (site.amax_compute_algo, "fp8_amax_compute_algo"),
+        ):
             if not setting.written or setting.span is None or setting.value is None:
                 continue
             value = getattr(setting.value, "value", setting.value)
-            if value in (TE_DEFAULTS[te_name], {"fp8_margin": 0, "fp8_amax_history_len": 1,
-                                                "fp8_amax_compute_algo": "most_recent"}[te_name]):
+            if value in (
+                TE_DEFAULTS[te_name],
+                {
+                    "fp8_margin": 0,
+                    "fp8_amax_history_len": 1,
+                    "fp8_amax_compute_algo": "most_recent",
+                }[te_name],
+            ):
                 continue  # left at a default: harmless, and common in NVIDIA's own files
             yield Finding(
                 span=setting.span,
-                message=(f"`{setting.key}` is {value}, but only delayed scaling reads it; the "
-                         f"{recipe.value} recipe computes its scales from the current tensor, "
-                         "so this does nothing"),
+                message=(
+                    f"`{setting.key}` is {value}, but only delayed scaling reads it; the "
+                    f"{recipe.value} recipe computes its scales from the current tensor, "
+                    "so this does nothing"
+                ),
             )

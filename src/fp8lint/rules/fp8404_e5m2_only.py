@@ -14,16 +14,27 @@ class E5m2Only(Rule):
     code = "FP8404"
     name = "e5m2-only"
     severity = Severity.ERROR
-    summary = "E5M2 in both passes: TE asserts \"Pure E5M2 training is not supported\""
+    summary = 'E5M2 in both passes: TE asserts "Pure E5M2 training is not supported"'
     valid = (
-        Example("hybrid.json", '{"mixed_precision": "fp8", "fp8_config": {"backend": "TE",\n'
-                '  "fp8_format": "HYBRID"}}\n'),
+        Example(
+            "hybrid.json",
+            '{"mixed_precision": "fp8", "fp8_config": {"backend": "TE",\n'
+            '  "fp8_format": "HYBRID"}}\n',
+        ),
     )
     invalid = (
-        Example("e5m2.json", '{"mixed_precision": "fp8", "fp8_config": {"backend": "TE",\n'
-                '  "fp8_format": "E5M2"}}\n', lines=(2,)),
-        Example("te.py", "from transformer_engine.common.recipe import DelayedScaling, Format\n"
-                "r = DelayedScaling(fp8_format=Format.E5M2)\n", lines=(2,)),
+        Example(
+            "e5m2.json",
+            '{"mixed_precision": "fp8", "fp8_config": {"backend": "TE",\n'
+            '  "fp8_format": "E5M2"}}\n',
+            lines=(2,),
+        ),
+        Example(
+            "te.py",
+            "from transformer_engine.common.recipe import DelayedScaling, Format\n"
+            "r = DelayedScaling(fp8_format=Format.E5M2)\n",
+            lines=(2,),
+        ),
     )
 
     def check(self, site: Fp8Site, options: Mapping[str, Any]) -> Iterator[Finding]:
@@ -31,7 +42,9 @@ class E5m2Only(Rule):
             return
         yield Finding(
             span=where(site.fmt, site),
-            message=(f"format {explain(site.fmt)} is E5M2 everywhere: every TE recipe asserts "
-                     "\"Pure E5M2 training is not supported\" when it is built. Use HYBRID "
-                     "(E4M3 forward, E5M2 backward)"),
+            message=(
+                f"format {explain(site.fmt)} is E5M2 everywhere: every TE recipe asserts "
+                '"Pure E5M2 training is not supported" when it is built. Use HYBRID '
+                "(E4M3 forward, E5M2 backward)"
+            ),
         )

@@ -18,14 +18,21 @@ class DormantRiskySettings(Rule):
     summary = "FP8 is off, but enabling it would trip FP8101 (not selected by default)"
     default_enabled = False
     valid = (
-        Example("good_template.yaml", "model:\n  transformer_engine: true\n  fp8: false\n"
-                "  fp8_hybrid: true\n  fp8_margin: 0\n  fp8_amax_history_len: 1024\n"
-                "  fp8_amax_compute_algo: max\n"),
+        Example(
+            "good_template.yaml",
+            "model:\n  transformer_engine: true\n  fp8: false\n"
+            "  fp8_hybrid: true\n  fp8_margin: 0\n  fp8_amax_history_len: 1024\n"
+            "  fp8_amax_compute_algo: max\n",
+        ),
     )
     invalid = (
-        Example("risky_template.yaml", "model:\n  transformer_engine: true\n  fp8: false\n"
-                "  fp8_hybrid: true\n  fp8_margin: 0\n  fp8_amax_history_len: 1\n"
-                "  fp8_amax_compute_algo: most_recent\n", lines=(3,)),
+        Example(
+            "risky_template.yaml",
+            "model:\n  transformer_engine: true\n  fp8: false\n"
+            "  fp8_hybrid: true\n  fp8_margin: 0\n  fp8_amax_history_len: 1\n"
+            "  fp8_amax_compute_algo: most_recent\n",
+            lines=(3,),
+        ),
     )
 
     def check(self, site: Fp8Site, options: Mapping[str, Any]) -> Iterator[Finding]:
@@ -36,9 +43,11 @@ class DormantRiskySettings(Rule):
             return
         yield Finding(
             span=where(site.enabled, site),
-            message=(f"FP8 is off here ({explain(site.enabled)}), but whoever switches it on "
-                     f"gets zero headroom: margin {explain(site.margin)} and {cause} (see "
-                     "FP8101). Set amax_history_len 1024 and amax_compute_algo max in the "
-                     "template"),
+            message=(
+                f"FP8 is off here ({explain(site.enabled)}), but whoever switches it on "
+                f"gets zero headroom: margin {explain(site.margin)} and {cause} (see "
+                "FP8101). Set amax_history_len 1024 and amax_compute_algo max in the "
+                "template"
+            ),
             headroom_binades=0.0,
         )

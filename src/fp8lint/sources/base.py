@@ -106,14 +106,18 @@ def written(arg: Arg, value: Any, note: str | None = None) -> Setting[Any]:
     )
 
 
-def default(value: Any, of: str, key: str, span: Span | None, note: str | None = None) -> Setting[Any]:
+def default(
+    value: Any, of: str, key: str, span: Span | None, note: str | None = None
+) -> Setting[Any]:
     return Setting[Any](
         value=value, known=True, provenance="default", span=span, key=key, default_of=of, note=note
     )
 
 
 def note(kind: str, arg: Arg, message: str, replacement: str | None = None) -> SourceNote:
-    return SourceNote(kind=kind, key=arg.key, span=arg.span, message=message, replacement=replacement)
+    return SourceNote(
+        kind=kind, key=arg.key, span=arg.span, message=message, replacement=replacement
+    )
 
 
 class ParseError(Exception):

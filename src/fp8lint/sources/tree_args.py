@@ -87,7 +87,9 @@ def arg_of(
         value_span=file.span_of(value),
         known=known,
         raw=raw,
-        note=why if not known else (f"via alias `*{value.anchor}`" if value.kind == "alias" else None),
+        note=why
+        if not known
+        else (f"via alias `*{value.anchor}`" if value.kind == "alias" else None),
         via=via,
     )
 

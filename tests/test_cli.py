@@ -1,0 +1,220 @@
+"""The command line as users run it: output, ordering, exit codes, bad input."""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+from pathlib import Path
+
+import pytest
+
+from .conftest import ROOT, run_cli
+
+RISKY = "MODEL_ARGS:\n  --tensor-model-parallel-size: 2\n  --fp8-format: hybrid\n"
+GOOD = (
+    "MODEL_ARGS:\n  --fp8-format: hybrid\n  --fp8-amax-history-len: 1024\n"
+    "  --fp8-amax-compute-algo: max\n"
+)
+
+
+def write(tmp: Path, name: str, text: str | bytes) -> Path:
+    path = tmp / name
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if isinstance(text, bytes):
+        path.write_bytes(text)
+    else:
+        path.write_text(text, encoding="utf-8")
+    return path
+
+
+def test_text_output_and_exit_one(tmp_path: Path) -> None:
+    write(tmp_path, "risky.yaml", RISKY)
+    r = run_cli("check", "risky.yaml", cwd=tmp_path)
+    assert r.returncode == 1
+    first = r.stdout.splitlines()[0]
+    assert first.startswith("risky.yaml:3:17: FP8101 [warning] delayed scaling with zero headroom")
+    assert "Found 1 finding (1 warning) in 1 file checked." in r.stdout
+
+
+def test_clean_file_exits_zero(tmp_path: Path) -> None:
+    write(tmp_path, "good.yaml", GOOD)
+    r = run_cli("check", ".", cwd=tmp_path)
+    assert r.returncode == 0, r.stdout
+    assert "All checks passed (1 file checked)." in r.stdout
+
+
+def test_fail_on_and_exit_zero(tmp_path: Path) -> None:
+    write(tmp_path, "short.yaml", GOOD.replace("1024", "4"))
+    assert run_cli("check", ".", cwd=tmp_path).returncode == 0  # an info alone passes
+    assert run_cli("check", ".", "--fail-on", "info", cwd=tmp_path).returncode == 1
+    write(tmp_path, "risky.yaml", RISKY)
+    assert run_cli("check", ".", "--exit-zero", cwd=tmp_path).returncode == 0
+    assert run_cli("check", ".", "--fail-on", "error", cwd=tmp_path).returncode == 0
+
+
+def test_json_output_fields_and_sorting(tmp_path: Path) -> None:
+    write(tmp_path, "b.yaml", RISKY)
+    write(tmp_path, "a/c.yaml", RISKY.replace("hybrid", "e4m3"))
+    r = run_cli("check", ".", "--output-format", "json", cwd=tmp_path)
+    data = json.loads(r.stdout)
+    assert [(d["filename"], d["location"]["row"], d["code"]) for d in data] == [
+        ("a/c.yaml", 3, "FP8101"),
+        ("a/c.yaml", 3, "FP8206"),
+        ("b.yaml", 3, "FP8101"),
+    ]
+    d = data[0]
+    assert set(d) >= {
+        "code",
+        "name",
+        "severity",
+        "message",
+        "filename",
+        "location",
+        "end_location",
+        "fix",
+    }
+    assert d["fix"] is None and d["name"] == "zero-headroom"
+    assert d["end_location"] == {"row": 3, "column": 21}
+    assert d["headroom_binades"] == 0.0
+
+
+def test_select_ignore_and_unknown_selector(tmp_path: Path) -> None:
+    write(tmp_path, "e.yaml", RISKY.replace("hybrid", "e4m3"))
+
+    def codes(*args: str) -> set[str]:
+        out = run_cli("check", ".", "--output-format", "json", *args, cwd=tmp_path).stdout
+        return {d["code"] for d in json.loads(out)}
+
+    assert codes() == {"FP8101", "FP8206"}
+    assert codes("--select", "FP82") == {"FP8206"}
+    assert codes("--ignore", "zero-headroom") == {"FP8206"}
+    assert codes("--select", "FP8206", "--extend-select", "FP8101") == {"FP8101", "FP8206"}
+    r = run_cli("check", ".", "--select", "FP9999", cwd=tmp_path)
+    assert r.returncode == 2 and "unknown rule selector" in r.stderr
+
+
+def test_rule_options_are_validated(tmp_path: Path) -> None:
+    write(tmp_path, "h.yaml", GOOD.replace("1024", "32"))
+    base = ("check", ".", "--fail-on", "info", "--option")
+    assert run_cli(*base, "min-amax-history-len=64", cwd=tmp_path).returncode == 1
+    assert run_cli(*base, "min-amax-history-len=16", cwd=tmp_path).returncode == 0
+    bad = run_cli(*base, "min-amax-history-len=lots", cwd=tmp_path)
+    assert bad.returncode == 2 and "expects int" in bad.stderr
+    unknown = run_cli(*base, "nope=1", cwd=tmp_path)
+    assert unknown.returncode == 2 and "unknown rule option `nope`" in unknown.stderr
+
+
+def test_bad_inputs_are_diagnostics_and_the_run_goes_on(tmp_path: Path) -> None:
+    write(tmp_path, "a_syntax.yaml", "model:\n  fp8: [true\n")
+    write(tmp_path, "b_binary.json", b"\x00\x01fp8\x00\xff")
+    write(tmp_path, "c_latin1.yaml", "# fp8 caf\xe9\n".encode("latin-1"))
+    write(tmp_path, "d_trunc.json", '{"msamp": {"enabled": tr')
+    write(
+        tmp_path,
+        "e_syntax.py",
+        "from transformer_engine.common.recipe import DelayedScaling\nr = DelayedScaling(\n",
+    )
+    write(tmp_path, "f_risky.yaml", RISKY)
+    r = run_cli("check", ".", "--output-format", "json", cwd=tmp_path)
+    assert r.returncode == 1
+    assert "Traceback" not in r.stderr
+    data = json.loads(r.stdout)
+    by_file = {d["filename"]: d for d in data}
+    assert by_file["a_syntax.yaml"]["code"] == "FP8001"
+    assert by_file["a_syntax.yaml"]["location"]["row"] == 3
+    assert "binary" in by_file["b_binary.json"]["message"]
+    assert by_file["c_latin1.yaml"]["location"] == {"row": 1, "column": 10}
+    assert by_file["d_trunc.json"]["code"] == "FP8001"
+    assert by_file["e_syntax.py"]["code"] == "FP8001"
+    assert by_file["f_risky.yaml"]["code"] == "FP8101"
+
+
+def test_missing_path_and_directory_as_file(tmp_path: Path) -> None:
+    r = run_cli("check", "missing.yaml", cwd=tmp_path)
+    assert r.returncode == 1 and "missing.yaml:1:1: FP8001 [error] no such file" in r.stdout
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root reads every file")
+def test_unreadable_file(tmp_path: Path) -> None:
+    p = write(tmp_path, "locked.yaml", RISKY)
+    p.chmod(0)
+    r = run_cli("check", ".", cwd=tmp_path)
+    assert "permission denied" in r.stdout
+
+
+def test_unreadable_file_via_directory_path(tmp_path: Path) -> None:
+    d = tmp_path / "dir.yaml"
+    d.mkdir()
+    r = run_cli("check", "dir.yaml/", "x.yaml", cwd=tmp_path)
+    assert "x.yaml:1:1: FP8001 [error] no such file" in r.stdout
+    assert r.returncode == 1
+
+
+def test_walk_skips_hidden_venv_and_gitignored(tmp_path: Path) -> None:
+    write(tmp_path, ".hidden/a.yaml", RISKY)
+    write(tmp_path, "node_modules/a.yaml", RISKY)
+    write(tmp_path, "venv1/pyvenv.cfg", "home = /usr\n")
+    write(tmp_path, "venv1/a.yaml", RISKY)
+    write(tmp_path, ".gitignore", "build/\n*.gen.yaml\n")
+    write(tmp_path, "build/a.yaml", RISKY)
+    write(tmp_path, "x.gen.yaml", RISKY)
+    write(tmp_path, "kept/a.yaml", RISKY)
+    r = run_cli("check", ".", "--output-format", "json", cwd=tmp_path)
+    assert {d["filename"] for d in json.loads(r.stdout)} == {"kept/a.yaml"}
+
+
+def test_crlf_and_bom_files(tmp_path: Path) -> None:
+    write(tmp_path, "crlf.yaml", RISKY.replace("\n", "\r\n").encode("utf-8"))
+    write(tmp_path, "bom.yaml", b"\xef\xbb\xbf" + RISKY.encode())
+    write(tmp_path, "u16.yaml", RISKY.encode("utf-16"))
+    r = run_cli("check", ".", "--output-format", "json", cwd=tmp_path)
+    rows = {
+        (d["filename"], d["code"], d["location"]["row"], d["location"]["column"])
+        for d in json.loads(r.stdout)
+    }
+    assert rows == {(f, "FP8101", 3, 17) for f in ("crlf.yaml", "bom.yaml", "u16.yaml")}
+
+
+def test_show_prints_values_spans_and_provenance(tmp_path: Path) -> None:
+    write(tmp_path, "m.yaml", RISKY)
+    r = run_cli("show", "m.yaml", cwd=tmp_path)
+    assert r.returncode == 0
+    assert "site 1: Megatron `MODEL_ARGS` block (Megatron-LM)" in r.stdout
+    assert any(
+        line.split()[:3] == ["amax_history_len", "1", "default"] for line in r.stdout.splitlines()
+    )
+    assert any(
+        line.split()[:5] == ["tensor_parallel", "2", "written", "at", "2:33"]
+        for line in r.stdout.splitlines()
+    )
+    j = json.loads(run_cli("show", "m.yaml", "--output-format", "json", cwd=tmp_path).stdout)
+    assert j[0]["amax_history_len"]["provenance"] == "default"
+    assert j[0]["fmt"]["span"]["line"] == 3
+
+
+def test_rule_pages_print(tmp_path: Path) -> None:
+    r = run_cli("rule", "FP8101")
+    assert r.returncode == 0 and r.stdout.startswith("# FP8101 zero-headroom")
+    assert run_cli("rule", "zero-headroom").stdout == r.stdout
+    everything = run_cli("rule", "--all").stdout
+    assert everything.count("## What it does") >= 20
+    assert run_cli("rule", "FP0000").returncode == 2
+
+
+def test_readme_first_command_shows_findings() -> None:
+    r = run_cli("check", "examples/", cwd=ROOT)
+    assert r.returncode == 1
+    codes = {line.split()[1] for line in r.stdout.splitlines() if ": FP8" in line}
+    assert {"FP8101", "FP8301", "FP8207", "FP8402", "FP8403", "FP8305"} <= codes
+    assert not any("FP8001" in line for line in r.stdout.splitlines())
+    assert not any(
+        "model_config_nvidia.yaml" in line and "[warning]" in line for line in r.stdout.splitlines()
+    )
+
+
+def test_files_stay_untouched(tmp_path: Path) -> None:
+    p = write(tmp_path, "r.yaml", RISKY)
+    before = (p.read_bytes(), stat.S_IMODE(p.stat().st_mode), p.stat().st_mtime_ns)
+    run_cli("check", ".", cwd=tmp_path)
+    assert (p.read_bytes(), stat.S_IMODE(p.stat().st_mode), p.stat().st_mtime_ns) == before
