@@ -135,8 +135,12 @@ def test_yaml_cfg_reads_model_parallel_sibling() -> None:
 def test_finding_through_an_alias_names_the_anchor() -> None:
     from .conftest import lint
 
-    diags = lint("a.yaml", "defaults: &algo most_recent\nMODEL_ARGS:\n  --fp8-format: hybrid\n"
-                 "  --fp8-amax-compute-algo: *algo\n", select=["FP8101"])
+    diags = lint(
+        "a.yaml",
+        "defaults: &algo most_recent\nMODEL_ARGS:\n  --fp8-format: hybrid\n"
+        "  --fp8-amax-compute-algo: *algo\n",
+        select=["FP8101"],
+    )
     (d,) = diags
     assert (d.line, d.column) == (4, 28)
     assert "via alias `*algo` defined at line 1" in d.message

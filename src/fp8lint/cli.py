@@ -186,14 +186,17 @@ def cmd_show(args: argparse.Namespace) -> int:
 
 
 def cmd_rule(args: argparse.Namespace) -> int:
-    from fp8lint.docs import rule_page
-    from fp8lint.rules import all_rules, rule_by_code
+    from fp8lint.docs import page_codes, rule_page
+    from fp8lint.rules import rule_by_code
 
     if args.all:
-        print("\n\n".join(rule_page(r.code) for r in all_rules()))
+        print("\n\n".join(rule_page(code) for code in page_codes()))
         return 0
     if not args.code:
         raise UsageError("give a rule code, or --all")
+    if args.code.upper() in ("FP8001", "PARSE-ERROR"):
+        print(rule_page("FP8001"))
+        return 0
     rule = rule_by_code(args.code)
     if rule is None:
         raise UsageError(f"unknown rule `{args.code}`")
@@ -212,6 +215,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     except KeyboardInterrupt:
         return 130
+    except BrokenPipeError:  # `fp8lint ... | head`: the reader left, nothing to report
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 1
     except Exception as exc:  # an internal error: one line, no traceback, exit 2
         if os.environ.get("FP8LINT_DEBUG"):
             raise

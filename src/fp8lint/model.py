@@ -113,6 +113,19 @@ class AmaxScope(str, Enum):
     CUSTOM = "custom"
 
     @property
+    def label(self) -> str:
+        return {
+            "tp-dp-cp": "TP x DP x CP",
+            "tp-dp": "TP x DP",
+            "tp-cp": "TP x CP",
+            "tp": "TP only",
+            "world": "the world group",
+            "dp-only": "data-parallel only",
+            "local": "none (per-rank amax)",
+            "custom": "a custom group",
+        }[self.value]
+
+    @property
     def includes_tp(self) -> bool | None:
         if self in (AmaxScope.DP_ONLY, AmaxScope.LOCAL):
             return False

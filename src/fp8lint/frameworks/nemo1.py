@@ -116,7 +116,7 @@ def from_tree(file: SourceFile, doc: Document) -> list[Fp8Site]:
                     key="model.fp8",
                     span=fp8.span,
                     message="`model.fp8` is true but neither `model.fp8_e4m3` nor "
-                    "`model.fp8_hybrid` is; NeMo raises \"fp8 enabled but fp8_format "
+                    '`model.fp8_hybrid` is; NeMo raises "fp8 enabled but fp8_format '
                     '(fp8_e4m3 | fp8_hybrid) is not set"',
                 )
             )

@@ -85,6 +85,8 @@ def explain(setting: Setting[Any], shown: str | None = None) -> str:
 
 
 def _plain(value: Any) -> str:
+    if hasattr(value, "label"):
+        return str(value.label)
     if hasattr(value, "value"):
         return str(value.value)
     return str(value)

@@ -36,7 +36,7 @@ class Bf16LayersWithDelayed(Rule):
             "MegatronMixedPrecision\nplugin = MegatronMixedPrecision(precision='bf16-mixed', "
             "fp8='hybrid',\n    fp8_recipe='delayed', first_last_layers_bf16=True,\n"
             "    num_layers_at_start_in_bf16=1, num_layers_at_end_in_bf16=1)\n",
-            lines=(4,),
+            lines=(3,),
         ),
     )
 

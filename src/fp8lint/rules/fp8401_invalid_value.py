@@ -43,7 +43,11 @@ class InvalidValue(Rule):
 
     def check(self, site: Fp8Site, options: Mapping[str, Any]) -> Iterator[Finding]:
         for bad in site.invalid:
-            yield Finding(span=bad.span, message=bad.message)
+            yield Finding(
+                span=bad.span,
+                message=f"{bad.message}. The framework rejects this value at launch or reads "
+                "it as something else; fix the value",
+            )
         hist = site.amax_history_len
         if hist.written and hist.value is not None and hist.value < 1 and hist.span is not None:
             yield Finding(

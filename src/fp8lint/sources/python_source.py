@@ -1,0 +1,1247 @@
+"""Python recipe code, read with libcst: Transformer Engine recipes and the autocast that uses
+them, NeMo 2 `MegatronMixedPrecision` and its presets, Megatron-Bridge `MixedPrecisionConfig`
+and its registered names, `MegatronStrategy` topology, and Accelerate's FP8 handlers.
+
+The file is parsed, never imported or run.  A value is read only when it is a literal, or a
+name (or `obj.attr`) that is bound exactly once, in a scope the use can see, to a literal;
+anything else is an unknown setting with a note saying why.  libcst is imported inside
+`parse_python`, so importing this module costs nothing.
+
+Names, fields and defaults: ../shared/reference/fp8-config-surface.md §1 (TE), §3.2/§3.3
+(NeMo 2, Megatron-Bridge), §4.1 (Accelerate).
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+import warnings
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Any
+
+from fp8lint.frameworks import accelerate
+from fp8lint.frameworks.transformer_config import (
+    BRIDGE_DEFAULTS,
+    NEMO2_DEFAULTS,
+    Profile,
+    build_site,
+)
+from fp8lint.model import (
+    AmaxAlgo,
+    AmaxScope,
+    Fp8Format,
+    Fp8Site,
+    Framework,
+    Recipe,
+    Setting,
+    SourceNote,
+    Span,
+)
+from fp8lint.sources.base import Arg, ParseError, SourceFile, default, written
+from fp8lint.tree import MAX_DEPTH, Pos
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping, Sequence
+
+    import libcst as cst
+    from libcst.metadata import CodePosition, CodeRange
+
+TE = "Transformer Engine"
+
+# -- Transformer Engine ----------------------------------------------------------------------
+TE_CLASSES: dict[str, Recipe] = {
+    "DelayedScaling": Recipe.DELAYED,
+    "Float8CurrentScaling": Recipe.TENSORWISE,
+    "MXFP8BlockScaling": Recipe.MXFP8,
+    "Float8BlockScaling": Recipe.BLOCKWISE,
+    "NVFP4BlockScaling": Recipe.NVFP4,
+}
+TE_DEFAULT_FORMAT: dict[str, Fp8Format] = {
+    "DelayedScaling": Fp8Format.HYBRID,
+    "Float8CurrentScaling": Fp8Format.HYBRID,
+    "MXFP8BlockScaling": Fp8Format.E4M3,
+    "Float8BlockScaling": Fp8Format.E4M3,
+    "NVFP4BlockScaling": Fp8Format.E4M3,
+}
+_COMMON = frozenset({"fp8_format", "fp8_dpa", "fp8_mha"})
+# the keywords each recipe class has (others are dropped by TE's pydantic dataclass)
+TE_KEYWORDS: dict[str, frozenset[str]] = {
+    "DelayedScaling": _COMMON
+    | {
+        "margin",
+        "amax_history_len",
+        "amax_compute_algo",
+        "reduce_amax",
+        "interval",
+        "override_linear_precision",
+    },
+    "Float8CurrentScaling": _COMMON,
+    "MXFP8BlockScaling": _COMMON | {"margin"},
+    "Float8BlockScaling": _COMMON,
+    "NVFP4BlockScaling": _COMMON,
+}
+TE_FORMATS: dict[str, Fp8Format] = {
+    "HYBRID": Fp8Format.HYBRID,
+    "E4M3": Fp8Format.E4M3,
+    "E5M2": Fp8Format.E5M2,
+}
+ALGOS: dict[str, AmaxAlgo] = {"max": AmaxAlgo.MAX, "most_recent": AmaxAlgo.MOST_RECENT}
+# modules a bare recipe class name must be imported from to count
+_TE_MODULE = re.compile(r"transformer_engine|recipe")
+
+AUTOCASTS = frozenset({"fp8_autocast", "autocast"})
+_RECIPE_KEYS = ("fp8_recipe", "recipe")
+_GROUP_KEYS = ("fp8_group", "amax_reduction_group")
+
+# amax-reduction group getters (Megatron `parallel_state`), by function name
+GROUP_GETTERS: dict[str, AmaxScope] = {
+    "get_data_parallel_group": AmaxScope.DP_ONLY,
+    "get_amax_reduction_group": AmaxScope.TP_DP_CP,
+    "get_tensor_model_parallel_group": AmaxScope.TP,
+    "get_tensor_and_data_parallel_group": AmaxScope.TP_DP,
+    "get_model_parallel_group": AmaxScope.CUSTOM,
+}
+
+# -- NeMo 2, Megatron-Bridge, Accelerate ------------------------------------------------------
+NEMO2_CLASS = "MegatronMixedPrecision"
+BRIDGE_CLASS = "MixedPrecisionConfig"
+STRATEGY_CLASS = "MegatronStrategy"
+ACCELERATE_CLASSES = frozenset({"FP8RecipeKwargs", "TERecipeKwargs"})
+ACCELERATE_KEYS = frozenset(
+    {
+        "backend",
+        "fp8_format",
+        "margin",
+        "interval",
+        "amax_history_len",
+        "amax_compute_algo",
+        "override_linear_precision",
+        "use_autocast_during_eval",
+        "use_mxfp8_block_scaling",
+    }
+)
+TOPOLOGY_KEYS = (
+    "tensor_model_parallel_size",
+    "pipeline_model_parallel_size",
+    "context_parallel_size",
+    "sequence_parallel",
+    "expert_model_parallel_size",
+    "expert_tensor_parallel_size",
+)
+# `run.Config(Cls, ...)` / `fdl.Partial(Cls, ...)`: the keywords are Cls's
+CONFIG_WRAPPERS = frozenset({"Config", "Partial"})
+CLASSES = frozenset(TE_CLASSES) | {NEMO2_CLASS, BRIDGE_CLASS, STRATEGY_CLASS} | ACCELERATE_CLASSES
+
+NEMO2_PROFILE = Profile(
+    framework=Framework.NEMO2,
+    label="NeMo 2 MegatronMixedPrecision",
+    defaults=NEMO2_DEFAULTS,
+    spell=lambda n: n,
+    kind="NeMo 2 MegatronMixedPrecision(...)",
+)
+BRIDGE_PROFILE = Profile(
+    framework=Framework.BRIDGE,
+    label="Megatron-Bridge MixedPrecisionConfig",
+    defaults=BRIDGE_DEFAULTS,
+    spell=lambda n: n,
+    kind="Megatron-Bridge MixedPrecisionConfig(...)",
+)
+
+# Named presets (NeMo `llm/recipes/precision/mixed_precision.py`, Bridge
+# `training/mixed_precision.py`): the TransformerConfig fields each one fixes.
+_DELAYED: dict[str, Any] = {
+    "fp8": "hybrid",
+    "fp8_recipe": "delayed",
+    "fp8_margin": 0,
+    "fp8_amax_history_len": 1024,
+    "fp8_amax_compute_algo": "max",
+    "fp8_param_gather": True,
+}
+_CURRENT: dict[str, Any] = {
+    "fp8": "hybrid",
+    "fp8_recipe": "tensorwise",
+    "first_last_layers_bf16": True,
+    "num_layers_at_start_in_bf16": 1,
+    "num_layers_at_end_in_bf16": 1,
+    "fp8_param_gather": True,
+}
+_MXFP8: dict[str, Any] = {"fp8": "hybrid", "fp8_recipe": "mxfp8", "fp8_param_gather": True}
+_SUBCHANNEL: dict[str, Any] = {
+    "fp8": "hybrid",
+    "fp8_recipe": "blockwise",
+    "fp8_param_gather": False,
+}
+PRESETS: dict[str, dict[str, Any]] = {
+    "bf16_with_fp8_mixed": _DELAYED,
+    "fp16_with_fp8_mixed": _DELAYED,
+    "bf16_with_fp8_delayed_scaling_mixed": _DELAYED,
+    "fp16_with_fp8_delayed_scaling_mixed": _DELAYED,
+    "bf16_with_fp8_current_scaling_mixed": _CURRENT,
+    "fp16_with_fp8_current_scaling_mixed": _CURRENT,
+    "nemotron_h_bf16_with_fp8_current_scaling_mixed": {
+        **_CURRENT,
+        "num_layers_at_start_in_bf16": 2,
+        "num_layers_at_end_in_bf16": 2,
+    },
+    "nanov2_bf16_with_fp8_current_scaling_mixed": {
+        **_CURRENT,
+        "fp8_recipe": "blockwise",
+        "num_layers_at_start_in_bf16": 2,
+        "num_layers_at_end_in_bf16": 2,
+    },
+    "bf16_with_mxfp8_mixed": _MXFP8,
+    "fp16_with_mxfp8_mixed": _MXFP8,
+    "bf16_with_fp8_subchannel_scaling_mixed": _SUBCHANNEL,
+    "fp16_with_fp8_subchannel_scaling_mixed": _SUBCHANNEL,
+}
+BRIDGE_ONLY_PRESETS = frozenset(
+    {"bf16_with_fp8_delayed_scaling_mixed", "fp16_with_fp8_delayed_scaling_mixed"}
+)
+# Bridge's MXFP8 presets write `fp8 = "e4m3"` where NeMo 2's write "hybrid"
+_BRIDGE_PRESET_CHANGES: dict[str, dict[str, Any]] = {
+    "bf16_with_mxfp8_mixed": {"fp8": "e4m3"},
+    "fp16_with_mxfp8_mixed": {"fp8": "e4m3"},
+}
+# TransformerConfig field -> the model fields it sets
+_PRESET_MODEL_FIELDS: dict[str, tuple[str, ...]] = {
+    "fp8": ("enabled", "fmt"),
+    "fp8_recipe": ("recipe",),
+    "fp8_margin": ("margin",),
+    "fp8_amax_history_len": ("amax_history_len",),
+    "fp8_amax_compute_algo": ("amax_compute_algo",),
+    "fp8_param_gather": ("fp8_param_gather",),
+    "first_last_layers_bf16": ("first_last_layers_bf16",),
+    "num_layers_at_start_in_bf16": ("num_layers_at_start_in_bf16",),
+    "num_layers_at_end_in_bf16": ("num_layers_at_end_in_bf16",),
+}
+
+_MAX_FOLLOW = 8  # how many `a = b` links a value is followed through
+_LONE_CR = re.compile(r"\r(?!\n)")
+
+
+def parse_python(file: SourceFile) -> list[Fp8Site]:
+    """Every FP8 site of a Python file: one per recipe, plugin, preset or handler built."""
+    with warnings.catch_warnings():  # libcst.metadata's own imports warn on newer mypy_extensions
+        warnings.simplefilter("ignore", DeprecationWarning)
+        import libcst as cst
+        from libcst.metadata import MetadataWrapper, PositionProvider
+
+    python_error = _precheck(file)
+    try:
+        module = cst.parse_module(file.text)
+        positions = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+        reader = _Reader(file, module, positions)
+        reader.collect()
+        sites = reader.sites()
+    except cst.ParserSyntaxError as exc:
+        raise _syntax_error(exc, python_error) from None
+    except RecursionError:
+        raise ParseError("nesting too deep to read", 1, 1) from None
+    return sorted(
+        sites, key=lambda s: (s.span.line, s.span.column, s.span.end_line, s.span.end_column)
+    )
+
+
+_TOO_DEEP = re.compile(r"too many nested|too many levels|too complex|stack overflow")
+_MAX_TOKENS_PER_STATEMENT = 5000
+_MAX_BRACKETS = 100
+
+
+def _precheck(file: SourceFile) -> SyntaxError | None:
+    """Reject what would crash libcst's native parser; return CPython's syntax error, if any.
+
+    libcst's parser recurses natively and takes the process down (not a `RecursionError`) on
+    a few thousand nested brackets or a chain like `a and a and ...`.  CPython's own parser
+    (compiling to an AST only, never running anything) is fast and bounded, so it screens
+    the file first.  When CPython rejects a file for an ordinary reason (say, syntax newer
+    than this interpreter), libcst still gets a try, after a token scan shows nothing deep.
+    """
+    source = file.text[1:] if file.text.startswith("\ufeff") else file.text
+    try:
+        tree = ast.parse(source, filename=file.path)
+    except (RecursionError, MemoryError):
+        raise ParseError("nesting too deep to read", 1, 1) from None
+    except SyntaxError as err:
+        if _TOO_DEEP.search(err.msg or ""):
+            raise ParseError("nesting too deep to read", err.lineno or 1, err.offset or 1) from None
+        if not _shallow_tokens(source):
+            raise _from_python(err) from None
+        return err
+    except ValueError as err:  # null bytes on older Pythons
+        raise ParseError(f"Python syntax error: {err}", 1, 1) from None
+    depth, line = _ast_depth(tree)
+    if depth > MAX_DEPTH:
+        raise ParseError(f"nesting deeper than {MAX_DEPTH} levels", line, 1)
+    return None
+
+
+def _ast_depth(tree: ast.AST) -> tuple[int, int]:
+    """The deepest nesting of a tree, counting `a and b and c` as libcst does (nested)."""
+    deepest, where = 0, 1
+    stack: list[tuple[ast.AST, int]] = [(tree, 0)]
+    while stack:
+        node, depth = stack.pop()
+        if depth > deepest:
+            deepest, where = depth, getattr(node, "lineno", where)
+        step = len(node.values) if isinstance(node, ast.BoolOp) else 1
+        stack.extend((child, depth + step) for child in ast.iter_child_nodes(node))
+    return deepest, where
+
+
+def _shallow_tokens(source: str) -> bool:
+    """True when no statement is long or deeply bracketed enough to endanger libcst."""
+    import io
+    import tokenize
+
+    depth = count = 0
+    try:
+        for tok in tokenize.generate_tokens(io.StringIO(source).readline):
+            count += 1
+            if tok.type == tokenize.OP and tok.string in "([{":
+                depth += 1
+            elif tok.type == tokenize.OP and tok.string in ")]}":
+                depth -= 1
+            elif tok.type == tokenize.NEWLINE:
+                count = 0
+            if depth > _MAX_BRACKETS or count > _MAX_TOKENS_PER_STATEMENT:
+                return False
+    except (tokenize.TokenError, SyntaxError, RecursionError, MemoryError):
+        return False
+    return True
+
+
+def _from_python(err: SyntaxError) -> ParseError:
+    return ParseError(f"Python syntax error: {err.msg}", err.lineno or 1, err.offset or 1)
+
+
+def _syntax_error(exc: cst.ParserSyntaxError, python_error: SyntaxError | None) -> ParseError:
+    """CPython's message and position when it also rejected the file, else libcst's.
+
+    libcst reports the right line but column 0; CPython gives the exact column and clearer
+    wording ("'(' was never closed", "Perhaps you forgot a comma?").
+    """
+    if python_error is not None and python_error.lineno is not None:
+        return _from_python(python_error)
+    message = exc.message.split("\n", 1)[0]
+    return ParseError(
+        f"Python syntax error: {message}", max(exc.raw_line, 1), max(exc.editor_column, 1)
+    )
+
+
+# ------------------------------------------------------------------------------- collection
+
+
+@dataclass(eq=False)
+class _Binding:
+    """One binding of a name: the expression assigned (None when not a plain assignment:
+    a parameter, loop target, import or unpacking), and the scope it was made in."""
+
+    value: cst.CSTNode | None
+    scope: _Scope
+
+
+@dataclass(eq=False)
+class _AttrSet:
+    """`base.name = value`, a field set on an object after it was built."""
+
+    base: str
+    name: str
+    target: cst.Attribute
+    value: cst.BaseExpression
+
+
+@dataclass(eq=False)
+class _Scope:
+    kind: str  # module, function, class, comprehension
+    parent: _Scope | None
+    bindings: dict[str, list[_Binding]] = field(default_factory=dict)
+    globals: set[str] = field(default_factory=set)
+    attr_sets: list[_AttrSet] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class _Val:
+    """A read argument, and the expression it resolved to (after following names)."""
+
+    arg: Arg
+    node: cst.CSTNode
+
+
+@dataclass(frozen=True)
+class _Target:
+    """What a call builds: the class or preset name, and the expression that names it."""
+
+    name: str
+    callee: cst.BaseExpression
+    origin: str  # dotted origin, for telling Bridge presets from NeMo 2 ones
+
+
+def _dotted(node: cst.CSTNode) -> list[str] | None:
+    """`a.b.c` as ["a", "b", "c"]; None for anything but names and attributes."""
+    import libcst as cst
+
+    parts: list[str] = []
+    while isinstance(node, cst.Attribute):
+        parts.append(node.attr.value)
+        node = node.value
+    if not isinstance(node, cst.Name):
+        return None
+    parts.append(node.value)
+    return parts[::-1]
+
+
+def _dotted_text(node: cst.CSTNode) -> str | None:
+    parts = _dotted(node)
+    return ".".join(parts) if parts else None
+
+
+def _last_name(node: cst.CSTNode) -> str | None:
+    import libcst as cst
+
+    if isinstance(node, cst.Attribute):
+        return node.attr.value
+    if isinstance(node, cst.Name):
+        return node.value
+    return None
+
+
+def _module_text(node: cst.ImportFrom) -> str:
+    name = _dotted_text(node.module) if node.module is not None else None
+    return "." * len(node.relative) + (name or "")
+
+
+def _short(text: str, limit: int = 60) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _canonical_text(value: Any) -> str:
+    """A literal as lower-case text with normalized spaces: `(false, false, true)`."""
+    return " ".join(repr(value).split()).lower()
+
+
+class _Reader:
+    """One parsed file: the bindings, calls and strings it holds, then the sites they make."""
+
+    def __init__(
+        self, file: SourceFile, module: cst.Module, positions: Mapping[cst.CSTNode, CodeRange]
+    ) -> None:
+        self.file = file
+        self.module = module
+        self.positions = positions
+        self.module_scope = _Scope("module", None)
+        self.calls: list[tuple[cst.Call, _Scope]] = []
+        self.strings: list[tuple[cst.BaseExpression, _Scope]] = []
+        self.imports: dict[str, tuple[str, str]] = {}  # local name -> (module, original name)
+        self.star_modules: list[str] = []
+        self.local_defs: set[str] = set()
+        self.attr_bindings: dict[str, list[_Binding]] = {}  # `self.recipe` etc., file-wide
+        self.assigned_to: dict[int, tuple[str, _Scope]] = {}  # id(call) -> (target, scope)
+        self.skip_strings: set[int] = set()
+        text = file.text
+        self._bom = 1 if text.startswith("\ufeff") else 0
+        if "\r" in text and _LONE_CR.search(text):
+            self._starts = [0] + [m.end() for m in re.finditer(r"\r\n|\r|\n", text)]
+        else:
+            self._starts = file.line_starts
+
+    # -- positions ---------------------------------------------------------------------------
+    def _pos(self, line: int, column: int) -> Pos:
+        """libcst's 1-based line and 0-based column as a `Pos` with a character index."""
+        line0 = min(max(line - 1, 0), len(self._starts) - 1)
+        index = self._starts[line0] + column + (self._bom if line0 == 0 else 0)
+        return Pos(line0, column, min(index, len(self.file.text)))
+
+    def _range(self, node: cst.CSTNode) -> tuple[CodePosition, CodePosition]:
+        """Where a node starts and ends, counting the parentheses written around it."""
+        rng = self.positions[node]
+        start, end = rng.start, rng.end
+        lpar: Sequence[cst.CSTNode] = getattr(node, "lpar", ())
+        rpar: Sequence[cst.CSTNode] = getattr(node, "rpar", ())
+        if lpar and rpar and lpar[0] in self.positions and rpar[-1] in self.positions:
+            start, end = self.positions[lpar[0]].start, self.positions[rpar[-1]].end
+        return start, end
+
+    def span(self, node: cst.CSTNode) -> Span:
+        return self.span_between(node, node)
+
+    def span_between(self, first: cst.CSTNode, last: cst.CSTNode) -> Span:
+        start, end = self._range(first)[0], self._range(last)[1]
+        return self.file.span(self._pos(start.line, start.column), self._pos(end.line, end.column))
+
+    def text(self, node: cst.CSTNode) -> str:
+        start, end = self._range(node)
+        first = self._pos(start.line, start.column).index
+        last = self._pos(end.line, end.column).index
+        return self.file.text[first:last]
+
+    # -- the walk ----------------------------------------------------------------------------
+    def collect(self) -> None:
+        """Walk the tree once, iteratively (deep files cannot overflow the stack here)."""
+        stack: list[tuple[cst.CSTNode, _Scope]] = [(self.module, self.module_scope)]
+        while stack:
+            node, scope = stack.pop()
+            stack.extend(reversed(self._visit(node, scope)))
+
+    def _visit(self, node: cst.CSTNode, scope: _Scope) -> list[tuple[cst.CSTNode, _Scope]]:
+        import libcst as cst
+
+        if isinstance(node, cst.FunctionDef):
+            self._bind(scope, node.name.value, node)
+            self.local_defs.add(node.name.value)
+            inner = _Scope("function", scope)
+            self._bind_params(inner, node.params)
+            outer: list[cst.CSTNode] = [*node.decorators, node.params]
+            if node.returns is not None:
+                outer.append(node.returns)
+            return [(n, scope) for n in outer] + [(node.body, inner)]
+        if isinstance(node, cst.Lambda):
+            inner = _Scope("function", scope)
+            self._bind_params(inner, node.params)
+            return [(node.params, scope), (node.body, inner)]
+        if isinstance(node, cst.ClassDef):
+            self._bind(scope, node.name.value, node)
+            self.local_defs.add(node.name.value)
+            inner = _Scope("class", scope)
+            heads: list[cst.CSTNode] = [*node.decorators, *node.bases, *node.keywords]
+            return [(n, scope) for n in heads] + [(node.body, inner)]
+        if isinstance(node, (cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)):
+            inner = _Scope("comprehension", scope)
+            return [(n, inner) for n in node.children]
+        if isinstance(node, cst.CompFor):
+            self._bind_target(scope, node.target, None)
+        elif isinstance(node, cst.Assign):
+            for target in node.targets:
+                self._bind_target(scope, target.target, node.value)
+            if len(node.targets) == 1:
+                self._note_assigned(scope, node.targets[0].target, node.value)
+        elif isinstance(node, cst.AnnAssign):
+            if node.value is not None:
+                self._bind_target(scope, node.target, node.value)
+                self._note_assigned(scope, node.target, node.value)
+        elif isinstance(node, cst.AugAssign):
+            self._bind_target(scope, node.target, None)
+        elif isinstance(node, cst.For):
+            self._bind_target(scope, node.target, None)
+        elif isinstance(node, cst.With):
+            for item in node.items:
+                if item.asname is not None:
+                    self._bind_target(scope, item.asname.name, None)
+        elif isinstance(node, cst.NamedExpr):
+            self._bind_target(scope, node.target, node.value)
+        elif isinstance(node, cst.Import):
+            for alias in node.names:
+                full = _dotted_text(alias.name) or ""
+                if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
+                    local = alias.asname.name.value
+                    self.imports[local] = (full, "")
+                else:
+                    local = full.split(".", 1)[0]
+                    self.imports.setdefault(local, (local, ""))
+                self._bind(scope, local, None)
+        elif isinstance(node, cst.ImportFrom):
+            module = _module_text(node)
+            if isinstance(node.names, cst.ImportStar):
+                self.star_modules.append(module)
+            else:
+                for alias in node.names:
+                    original = _dotted_text(alias.name) or ""
+                    local = original
+                    if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
+                        local = alias.asname.name.value
+                    self.imports[local] = (module, original)
+                    self._bind(scope, local, None)
+        elif isinstance(node, cst.Global):
+            scope.globals.update(item.name.value for item in node.names)
+        elif isinstance(node, cst.Call):
+            self.calls.append((node, scope))
+        elif isinstance(node, (cst.SimpleString, cst.ConcatenatedString)):
+            if id(node) not in self.skip_strings:
+                self.strings.append((node, scope))
+            return []  # the parts of a concatenated string are not strings of their own
+        elif isinstance(node, cst.Expr):
+            self.skip_strings.add(id(node.value))  # a docstring or bare string statement
+        elif isinstance(node, cst.Comparison):
+            self.skip_strings.add(id(node.left))  # `name == "preset"` dispatches, not sets
+            self.skip_strings.update(id(c.comparator) for c in node.comparisons)
+        elif isinstance(node, cst.DictElement):
+            self.skip_strings.add(id(node.key))
+        elif isinstance(node, cst.SubscriptElement):
+            if isinstance(node.slice, cst.Index):
+                self.skip_strings.add(id(node.slice.value))
+        elif isinstance(node, (cst.List, cst.Tuple, cst.Set)):
+            self.skip_strings.update(id(e.value) for e in node.elements)  # `choices=[...]`
+        return [(n, scope) for n in node.children]
+
+    def _bind(self, scope: _Scope, name: str, value: cst.CSTNode | None) -> None:
+        target = self.module_scope if name in scope.globals else scope
+        target.bindings.setdefault(name, []).append(_Binding(value, scope))
+
+    def _bind_params(self, scope: _Scope, params: cst.Parameters) -> None:
+        import libcst as cst
+
+        every: list[object] = [
+            *params.posonly_params,
+            *params.params,
+            *params.kwonly_params,
+            params.star_arg,
+            *([params.star_kwarg] if params.star_kwarg else []),
+        ]
+        for param in every:
+            if isinstance(param, cst.Param):
+                self._bind(scope, param.name.value, None)
+
+    def _bind_target(
+        self, scope: _Scope, target: cst.CSTNode, value: cst.BaseExpression | None
+    ) -> None:
+        import libcst as cst
+
+        if isinstance(target, cst.Name):
+            self._bind(scope, target.value, value)
+        elif isinstance(target, cst.Attribute):
+            key = _dotted_text(target)
+            if key is not None:
+                self.attr_bindings.setdefault(key, []).append(_Binding(value, scope))
+            base = _dotted_text(target.value)
+            if base is not None and value is not None:
+                scope.attr_sets.append(_AttrSet(base, target.attr.value, target, value))
+        elif isinstance(target, (cst.Tuple, cst.List)):
+            for element in target.elements:
+                self._bind_target(scope, element.value, None)
+        elif isinstance(target, cst.StarredElement):
+            self._bind_target(scope, target.value, None)
+
+    def _note_assigned(self, scope: _Scope, target: cst.CSTNode, value: cst.CSTNode) -> None:
+        import libcst as cst
+
+        key = _dotted_text(target)
+        if key is not None and isinstance(value, cst.Call):
+            self.assigned_to[id(value)] = (key, scope)
+
+    # -- following names -------------------------------------------------------------------
+    def _bindings_of(self, node: cst.CSTNode, scope: _Scope) -> list[_Binding] | None:
+        import libcst as cst
+
+        if isinstance(node, cst.Name):
+            current: _Scope | None = scope
+            while current is not None:
+                # a class body's names are not visible from the functions inside it
+                if (current is scope or current.kind != "class") and node.value in current.bindings:
+                    return current.bindings[node.value]
+                current = current.parent
+            return None
+        key = _dotted_text(node)
+        return self.attr_bindings.get(key) if key is not None else None
+
+    def resolve(
+        self, node: cst.CSTNode, scope: _Scope
+    ) -> tuple[cst.CSTNode, tuple[cst.CSTNode, ...], str | None]:
+        """Follow a name bound exactly once; (final expression, values passed, why it stopped)."""
+        import libcst as cst
+
+        via: list[cst.CSTNode] = []
+        for _ in range(_MAX_FOLLOW):
+            if isinstance(node, cst.Name) and node.value in ("True", "False", "None"):
+                break
+            if not isinstance(node, (cst.Name, cst.Attribute)):
+                break
+            bound = self._bindings_of(node, scope)
+            shown = _short(self.text(node))
+            if not bound:
+                return node, tuple(via), None
+            if len(bound) > 1:
+                return (
+                    node,
+                    tuple(via),
+                    (
+                        f"`{shown}` is not a literal fp8lint can read (it is assigned "
+                        f"{len(bound)} times)"
+                    ),
+                )
+            value = bound[0].value
+            if value is None or isinstance(value, (cst.FunctionDef, cst.ClassDef)):
+                return (value or node), tuple(via), None
+            via.append(value)
+            node, scope = value, bound[0].scope
+        return node, tuple(via), None
+
+    def literal(self, node: cst.CSTNode) -> tuple[bool, Any]:
+        """(True, value) for a literal: numbers, strings, True/False/None, tuples of them."""
+        if not self._is_literal(node):
+            return False, None
+        try:
+            return True, ast.literal_eval(self.text(node).strip())
+        except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+            return False, None
+
+    def _is_literal(self, node: cst.CSTNode) -> bool:
+        import libcst as cst
+
+        if isinstance(node, (cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString)):
+            return True
+        if isinstance(node, cst.ConcatenatedString):
+            return all(
+                isinstance(p, (cst.SimpleString, cst.ConcatenatedString))
+                for p in (node.left, node.right)
+            )
+        if isinstance(node, cst.Name):
+            return node.value in ("True", "False", "None")
+        if isinstance(node, cst.UnaryOperation):
+            return isinstance(node.operator, (cst.Minus, cst.Plus)) and isinstance(
+                node.expression, (cst.Integer, cst.Float)
+            )
+        if isinstance(node, (cst.Tuple, cst.List)):
+            return all(
+                isinstance(e, cst.Element) and self._is_literal(e.value) for e in node.elements
+            )
+        return False
+
+    def value_of(
+        self,
+        key: str,
+        whole: cst.CSTNode,
+        value: cst.BaseExpression,
+        scope: _Scope,
+        span: Span | None = None,
+    ) -> _Val:
+        """An `Arg` for `key=value` (whole is the text that wrote it), following names."""
+        raw = self.text(value)
+        final, via_nodes, why = self.resolve(value, scope)
+        via = tuple(self.span(v) for v in via_nodes)
+        arg_span = span or self.span(whole)
+        ok, parsed = self.literal(final)
+        if ok:
+            return _Val(
+                Arg(
+                    key=key,
+                    value=parsed,
+                    span=arg_span,
+                    value_span=self.span(value),
+                    known=True,
+                    raw=raw,
+                    via=via,
+                ),
+                final,
+            )
+        note = why or f"`{_short(raw)}` is not a literal fp8lint can read"
+        return _Val(
+            Arg(
+                key=key,
+                value=None,
+                span=arg_span,
+                value_span=self.span(value),
+                known=False,
+                raw=raw,
+                note=note,
+                via=via,
+            ),
+            final,
+        )
+
+    def keywords(self, call: cst.Call, scope: _Scope) -> dict[str, _Val]:
+        out: dict[str, _Val] = {}
+        for a in call.args:
+            if a.keyword is None or a.star:
+                continue  # positional arguments and `**kwargs` splats are not read
+            out[a.keyword.value] = self.value_of(a.keyword.value, a, a.value, scope)
+        return out
+
+    def overrides(self, call: cst.Call) -> list[tuple[str, _Val]]:
+        """`p.field = value` after `p = <call>`, in the scope `p` was bound in (bound once)."""
+        found = self.assigned_to.get(id(call))
+        if found is None:
+            return []
+        key, scope = found
+        if "." in key:
+            bound = self.attr_bindings.get(key, [])
+        else:
+            target = self.module_scope if key in scope.globals else scope
+            bound = target.bindings.get(key, [])
+        if len(bound) != 1:
+            return []
+        sets = [s for s in scope.attr_sets if s.base == key]
+        counts: dict[str, int] = {}
+        for s in sets:
+            counts[s.name] = counts.get(s.name, 0) + 1
+        out: dict[str, _Val] = {}
+        for s in sets:
+            dotted = f"{key}.{s.name}"
+            val = self.value_of(
+                dotted, s.target, s.value, scope, span=self.span_between(s.target, s.value)
+            )
+            if counts[s.name] > 1:
+                val = _Val(
+                    replace(
+                        val.arg,
+                        known=False,
+                        value=None,
+                        note=f"`{dotted}` is set {counts[s.name]} times; fp8lint "
+                        "does not guess which one applies",
+                    ),
+                    val.node,
+                )
+            out[s.name] = val
+        return list(out.items())
+
+    # -- what a call builds ----------------------------------------------------------------
+    def _origin(self, node: cst.CSTNode) -> str:
+        parts = _dotted(node) or []
+        if not parts:
+            return ""
+        module, original = self.imports.get(parts[0], ("", ""))
+        head = ".".join(p for p in (module, original) if p)
+        return ".".join([head or parts[0], *parts[1:]])
+
+    def target(self, call: cst.Call) -> _Target | None:
+        import libcst as cst
+
+        callee: cst.BaseExpression = call.func
+        name = _last_name(callee)
+        if name is None:
+            return None
+        if name in CONFIG_WRAPPERS or (
+            isinstance(callee, cst.Name) and self.imports.get(name, ("", ""))[1] in CONFIG_WRAPPERS
+        ):
+            first = next((a for a in call.args if a.keyword is None and not a.star), None)
+            if first is None:
+                return None
+            callee = first.value
+            name = _last_name(callee)
+            if name is None:
+                return None
+            found = self._named(callee, name)
+            return found if found is not None and found.name in CLASSES else None
+        return self._named(callee, name)
+
+    def _named(self, callee: cst.BaseExpression, name: str) -> _Target | None:
+        import libcst as cst
+
+        origin = self._origin(callee)
+        if isinstance(callee, cst.Name):
+            if name in self.local_defs:
+                return None  # the file defines it: not the framework's
+            module, original = self.imports.get(name, ("", ""))
+            real = original or name
+            if real in TE_CLASSES:
+                imported = bool(original) and bool(_TE_MODULE.search(module))
+                starred = not original and any(_TE_MODULE.search(m) for m in self.star_modules)
+                if not (imported or starred):
+                    return None
+            name = real
+        if name in CLASSES or name in AUTOCASTS or name in PRESETS:
+            return _Target(name, callee, origin)
+        return None
+
+    # -- sites ---------------------------------------------------------------------------
+    def sites(self) -> list[Fp8Site]:
+        targets: list[tuple[cst.Call, _Scope, _Target]] = []
+        for call, scope in self.calls:
+            found = self.target(call)
+            if found is not None:
+                targets.append((call, scope, found))
+
+        topology = self._topology([(c, s) for c, s, t in targets if t.name == STRATEGY_CLASS])
+        te_calls = {id(c): (c, s, t) for c, s, t in targets if t.name in TE_CLASSES}
+        links, unlinked = self._autocasts(
+            [(c, s, t) for c, s, t in targets if t.name in AUTOCASTS], te_calls
+        )
+
+        out: list[Fp8Site] = []
+        for call, scope, tgt in targets:
+            if tgt.name in TE_CLASSES:
+                site = self._te_site(call, scope, tgt)
+                scope_setting = self._amax_scope(call, links.get(id(call), []), unlinked)
+                out.append(site.model_copy(update={"amax_scope": scope_setting}))
+            elif tgt.name in (NEMO2_CLASS, BRIDGE_CLASS):
+                out.append(self._mixed_precision_site(call, scope, tgt, topology))
+            elif tgt.name in PRESETS:
+                bridge = tgt.name in BRIDGE_ONLY_PRESETS or "bridge" in tgt.origin.lower()
+                out.append(
+                    self._preset_site(
+                        tgt.name, self.text(call.func), call, bridge, topology, self.overrides(call)
+                    )
+                )
+            elif tgt.name in ACCELERATE_CLASSES:
+                out.append(self._accelerate_site(call, scope, tgt))
+        for node, _scope in self.strings:
+            ok, value = self.literal(node)
+            if not ok or not isinstance(value, str):
+                continue
+            name = value.strip().replace("-", "_")
+            if name in PRESETS:
+                out.append(self._preset_site(name, value, node, True, topology, []))
+        return out
+
+    def _topology(self, strategies: list[tuple[cst.Call, _Scope]]) -> dict[str, Arg]:
+        """The topology keywords of the file's one `MegatronStrategy` (none if several)."""
+        if len(strategies) != 1:
+            return {}
+        call, scope = strategies[0]
+        kw = self.keywords(call, scope)
+        for name, val in self.overrides(call):
+            kw[name] = val
+        return {k: kw[k].arg for k in TOPOLOGY_KEYS if k in kw}
+
+    # -- Transformer Engine ----------------------------------------------------------------
+    def _te_site(self, call: cst.Call, scope: _Scope, tgt: _Target) -> Fp8Site:
+        cls = tgt.name
+        call_span = self.span(call)
+        kw = self.keywords(call, scope)
+        kw.update(self.overrides(call))
+        allowed = TE_KEYWORDS[cls]
+        invalid: list[SourceNote] = []
+        values: dict[str, Setting[Any]] = {
+            "enabled": Setting[bool](
+                value=True, known=True, provenance="derived", key=cls, span=call_span
+            ),
+            "recipe": Setting[Recipe](
+                value=TE_CLASSES[cls],
+                known=True,
+                provenance="written",
+                key=cls,
+                span=self.span(tgt.callee),
+                raw=self.text(tgt.callee),
+            ),
+        }
+
+        val = kw.get("fp8_format")
+        values["fmt"] = (
+            self._te_format(val, invalid)
+            if val is not None
+            else default(TE_DEFAULT_FORMAT[cls], TE, "fp8_format", call_span)
+        )
+
+        te_defaults: dict[str, Any] = {}
+        if cls == "DelayedScaling":
+            te_defaults = {
+                "margin": 0,
+                "amax_history_len": 1024,
+                "amax_compute_algo": AmaxAlgo.MAX,
+                "reduce_amax": True,
+            }
+        for key in ("margin", "amax_history_len", "interval"):
+            val = kw.get(key) if key in allowed else None
+            if val is not None:
+                values[key] = self._te_int(val, invalid)
+            elif key in te_defaults:
+                values[key] = default(te_defaults[key], TE, key, call_span)
+        val = kw.get("amax_compute_algo") if "amax_compute_algo" in allowed else None
+        if val is not None:
+            values["amax_compute_algo"] = self._te_algo(val, invalid)
+        elif "amax_compute_algo" in te_defaults:
+            values["amax_compute_algo"] = default(AmaxAlgo.MAX, TE, "amax_compute_algo", call_span)
+        for key in ("reduce_amax", "fp8_dpa", "fp8_mha"):
+            val = kw.get(key) if key in allowed else None
+            if val is not None:
+                values[key] = self._te_bool(val, invalid)
+            elif key in te_defaults:
+                values[key] = default(te_defaults[key], TE, key, call_span)
+        val = (
+            kw.get("override_linear_precision") if "override_linear_precision" in allowed else None
+        )
+        if val is not None:
+            arg = val.arg
+            text = _canonical_text(arg.value) if arg.known else None
+            values["override_linear_precision"] = written(arg, text)
+        return Fp8Site(
+            path=self.file.path,
+            framework=Framework.TE,
+            kind=f"Transformer Engine {cls}(...)",
+            span=call_span,
+            invalid=invalid,
+            **values,
+        )
+
+    @staticmethod
+    def _invalid(arg: Arg, expected: str) -> SourceNote:
+        shown = arg.raw if arg.raw is not None else repr(arg.value)
+        return SourceNote(
+            kind="invalid-value",
+            key=arg.key,
+            span=arg.value_span,
+            message=f"`{arg.key}` is {_short(shown)}; {expected}",
+        )
+
+    def _unreadable(self, arg: Arg) -> Setting[Any]:
+        return Setting[Any](known=False, span=arg.value_span, key=arg.key, raw=arg.raw)
+
+    def _te_int(self, val: _Val, invalid: list[SourceNote]) -> Setting[Any]:
+        arg = val.arg
+        if not arg.known:
+            return written(arg, None)
+        value = arg.value
+        if isinstance(value, int) and not isinstance(value, bool):
+            return written(arg, value)
+        if isinstance(value, float) and value.is_integer():
+            return written(arg, int(value))  # pydantic accepts an integral float
+        invalid.append(self._invalid(arg, "expected an integer"))
+        return self._unreadable(arg)
+
+    def _te_bool(self, val: _Val, invalid: list[SourceNote]) -> Setting[Any]:
+        arg = val.arg
+        if not arg.known:
+            return written(arg, None)
+        value = arg.value
+        if isinstance(value, bool):
+            return written(arg, value)
+        if isinstance(value, int) and value in (0, 1):
+            return written(arg, bool(value))
+        invalid.append(self._invalid(arg, "expected True or False"))
+        return self._unreadable(arg)
+
+    def _te_format(self, val: _Val, invalid: list[SourceNote]) -> Setting[Any]:
+        arg = val.arg
+        parts = _dotted(val.node)
+        if parts is not None and len(parts) >= 2 and parts[-2] == "Format":
+            member = parts[-1]
+            if member.upper() in TE_FORMATS:
+                return written(
+                    replace(arg, known=True, value=member, note=None), TE_FORMATS[member.upper()]
+                )
+            invalid.append(self._invalid(arg, "expected Format.HYBRID, Format.E4M3 or Format.E5M2"))
+            return self._unreadable(arg)
+        if not arg.known:
+            return written(arg, None)
+        if isinstance(arg.value, str) and arg.value.strip().upper() in TE_FORMATS:
+            return written(arg, TE_FORMATS[arg.value.strip().upper()])
+        invalid.append(self._invalid(arg, "expected Format.HYBRID, Format.E4M3 or Format.E5M2"))
+        return self._unreadable(arg)
+
+    def _te_algo(self, val: _Val, invalid: list[SourceNote]) -> Setting[Any]:
+        import libcst as cst
+
+        arg = val.arg
+        if arg.known:
+            if isinstance(arg.value, str) and arg.value.strip().lower() in ALGOS:
+                return written(arg, ALGOS[arg.value.strip().lower()])
+            invalid.append(self._invalid(arg, "expected `max`, `most_recent` or a callable"))
+            return self._unreadable(arg)
+        if isinstance(val.node, (cst.Lambda, cst.FunctionDef)):
+            return written(
+                arg,
+                None,
+                "custom callable: TE calls it on the amax history, so "
+                "fp8lint cannot tell which amax it picks",
+            )
+        return written(arg, None, f"{arg.note}; it may be a custom callable" if arg.note else None)
+
+    # -- autocast linkage ----------------------------------------------------------------
+    def _autocasts(
+        self,
+        autocasts: list[tuple[cst.Call, _Scope, _Target]],
+        te_calls: dict[int, tuple[cst.Call, _Scope, _Target]],
+    ) -> tuple[dict[int, list[Setting[Any]]], list[tuple[cst.Call, str]]]:
+        """Which recipe each autocast uses, and the amax group it gives it."""
+        import libcst as cst
+
+        links: dict[int, list[Setting[Any]]] = {}
+        unlinked: list[tuple[cst.Call, str]] = []
+        for call, scope, tgt in autocasts:
+            te_named = (
+                tgt.name == "fp8_autocast"
+                or "transformer_engine" in tgt.origin
+                or ((_dotted(tgt.callee) or [""])[0] == "te")
+            )
+            keyed = {a.keyword.value: a for a in call.args if a.keyword is not None and not a.star}
+            if not te_named and not any(k in keyed for k in _RECIPE_KEYS + _GROUP_KEYS):
+                continue  # `torch.autocast(...)` and friends
+            positional = [a for a in call.args if a.keyword is None and not a.star]
+            recipe_arg = next((keyed[k] for k in _RECIPE_KEYS if k in keyed), None)
+            if recipe_arg is None and te_named and len(positional) > 2:
+                recipe_arg = positional[2]
+            if recipe_arg is None:
+                continue  # TE's hardware-dependent default recipe, not one of this file's
+            group_arg = next((keyed[k] for k in _GROUP_KEYS if k in keyed), None)
+            group_key = "fp8_group" if tgt.name == "fp8_autocast" else "amax_reduction_group"
+            if group_arg is None and te_named and len(positional) > 3:
+                group_arg = positional[3]
+            if group_arg is not None and group_arg.keyword is not None:
+                group_key = group_arg.keyword.value
+            setting = self._group(call, scope, group_arg, group_key)
+            final, _via, _why = self.resolve(recipe_arg.value, scope)
+            if isinstance(final, cst.Call) and id(final) in te_calls:
+                links.setdefault(id(final), []).append(setting)
+            else:
+                unlinked.append((call, _short(self.text(recipe_arg.value))))
+        return links, unlinked
+
+    def _group(
+        self, call: cst.Call, scope: _Scope, group: cst.Arg | None, key: str
+    ) -> Setting[Any]:
+        import libcst as cst
+
+        if group is None:
+            return default(
+                AmaxScope.WORLD,
+                TE,
+                key,
+                self.span(call),
+                f"no `{key}` given: TE reduces the amax over the world group",
+            )
+        val = self.value_of(key, group, group.value, scope)
+        arg, node = val.arg, val.node
+        if arg.known and arg.value is None:
+            return written(
+                arg, AmaxScope.WORLD, "`None` is the world group: every rank shares one amax"
+            )
+        if isinstance(node, cst.Call):
+            name = _last_name(node.func) or ""
+            scope_value = GROUP_GETTERS.get(name)
+            if scope_value is None and name.endswith("get_data_parallel_group"):
+                scope_value = AmaxScope.DP_ONLY
+            if scope_value is not None:
+                kw = self.keywords(node, scope)
+                known = replace(arg, known=True, value=self.text(node), note=None)
+                flag_name = (
+                    "tp_only_amax_red"
+                    if scope_value is AmaxScope.TP_DP_CP
+                    else "with_context_parallel"
+                    if scope_value is AmaxScope.TP_DP
+                    else None
+                )
+                flag = kw.get(flag_name) if flag_name else None
+                if flag is not None:
+                    if not flag.arg.known:
+                        return written(replace(arg, known=False, note=flag.arg.note), None)
+                    if flag.arg.value is True:
+                        scope_value = (
+                            AmaxScope.TP_CP
+                            if scope_value is AmaxScope.TP_DP_CP
+                            else AmaxScope.TP_DP_CP
+                        )
+                return written(known, scope_value)
+        return written(
+            replace(arg, known=False),
+            None,
+            f"fp8lint cannot tell which ranks `{_short(arg.raw or '')}` holds",
+        )
+
+    def _amax_scope(
+        self, call: cst.Call, linked: list[Setting[Any]], unlinked: list[tuple[cst.Call, str]]
+    ) -> Setting[Any]:
+        call_span = self.span(call)
+        if linked:
+            first = linked[0]
+            known_values = {s.value for s in linked if s.known}
+            if len(linked) == 1 or (len(known_values) == 1 and all(s.known for s in linked)):
+                extra = tuple(s.span for s in linked[1:] if s.span is not None)
+                return first.model_copy(update={"via": first.via + extra})
+            narrow = next(
+                (
+                    s
+                    for s in linked
+                    if s.known and s.value is not None and s.value.includes_tp is False
+                ),
+                None,
+            )
+            pick = narrow or next((s for s in linked if not s.known), first)
+            return pick.model_copy(
+                update={
+                    "note": f"this recipe is used by {len(linked)} autocasts with different amax "
+                    "groups" + (f"; {pick.note}" if pick.note else ""),
+                }
+            )
+        if unlinked:
+            other, shown = unlinked[0]
+            line = self.span(other).line
+            return Setting[AmaxScope](
+                known=False,
+                key="fp8_group",
+                span=call_span,
+                note=f"the autocast on line {line} passes a recipe fp8lint cannot trace "
+                f"(`{shown}`), so the amax group of this recipe is unknown",
+            )
+        return default(
+            AmaxScope.WORLD,
+            TE,
+            "fp8_group",
+            call_span,
+            "no autocast seen in this file; TE's default group is the world",
+        )
+
+    # -- NeMo 2 and Megatron-Bridge ------------------------------------------------------
+    def _mixed_precision_site(
+        self, call: cst.Call, scope: _Scope, tgt: _Target, topology: dict[str, Arg]
+    ) -> Fp8Site:
+        kw = {k: v.arg for k, v in self.keywords(call, scope).items()}
+        for name, val in self.overrides(call):
+            kw[name] = val.arg
+        fields: dict[str, Arg] = {}
+        for key, arg in kw.items():
+            if key == "fp8_params":
+                if "fp8_param_gather" not in kw:
+                    fields["fp8_param_gather"] = arg
+                continue
+            fields[key] = arg
+        for key, arg in topology.items():
+            fields.setdefault(key, arg)
+        profile = NEMO2_PROFILE if tgt.name == NEMO2_CLASS else BRIDGE_PROFILE
+        return build_site(fields, profile, self.file.path, self.span(call))
+
+    def _preset_site(
+        self,
+        name: str,
+        written_as: str,
+        node: cst.CSTNode,
+        bridge: bool,
+        topology: dict[str, Arg],
+        overrides: Sequence[tuple[str, _Val]],
+    ) -> Fp8Site:
+        span = self.span(node)
+        preset = dict(PRESETS[name])
+        if bridge:
+            preset.update(_BRIDGE_PRESET_CHANGES.get(name, {}))
+        fields = {
+            k: Arg(key=written_as, value=v, span=span, value_span=span) for k, v in preset.items()
+        }
+        overridden: set[str] = set()
+        for key, val in overrides:
+            real = "fp8_param_gather" if key == "fp8_params" else key
+            fields[real] = val.arg
+            overridden.add(real)
+        for key, arg in topology.items():
+            fields.setdefault(key, arg)
+        base = BRIDGE_PROFILE if bridge else NEMO2_PROFILE
+        kind = (
+            f"Megatron-Bridge preset `{written_as}`" if bridge else f"NeMo 2 preset {written_as}()"
+        )
+        site = build_site(fields, replace(base, kind=kind), self.file.path, span)
+        updates: dict[str, Any] = {}
+        for key in preset:
+            if key in overridden:
+                continue
+            for model_field in _PRESET_MODEL_FIELDS.get(key, ()):
+                setting: Setting[Any] = getattr(site, model_field)
+                updates[model_field] = setting.model_copy(
+                    update={"provenance": "preset", "raw": None, "key": written_as}
+                )
+        return site.model_copy(update=updates)
+
+    # -- Accelerate ------------------------------------------------------------------------
+    def _accelerate_site(self, call: cst.Call, scope: _Scope, tgt: _Target) -> Fp8Site:
+        cls = tgt.name
+        call_span = self.span(call)
+        kw = self.keywords(call, scope)
+        for name, val in self.overrides(call):
+            kw[name] = val
+        cfg: dict[str, Arg] = {}
+        for key, val in kw.items():
+            if key not in ACCELERATE_KEYS:
+                continue
+            arg = val.arg
+            if key == "override_linear_precision" and arg.known:
+                arg = replace(arg, raw=_canonical_text(arg.value))
+            cfg[key] = arg
+        if cls == "TERecipeKwargs":
+            callee_span = self.span(tgt.callee)
+            cfg["backend"] = Arg(
+                key="backend",
+                value="TE",
+                span=callee_span,
+                value_span=callee_span,
+                note="TERecipeKwargs always builds a Transformer Engine recipe",
+            )
+        enabled = Setting[bool](
+            value=True, known=True, provenance="derived", key=cls, span=call_span
+        )
+        return accelerate.build(cfg, self.file.path, call_span, f"Accelerate {cls}(...)", enabled)
