@@ -45,3 +45,13 @@ class Diagnostic:
 
 
 PARSE_ERROR = ("FP8001", "parse-error")
+
+
+class LocatedError(Exception):
+    """An input problem with a 1-based line and column: becomes an FP8001 diagnostic."""
+
+    def __init__(self, message: str, line: int = 1, column: int = 1) -> None:
+        super().__init__(message)
+        self.message = message
+        self.line = line
+        self.column = column

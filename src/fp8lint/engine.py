@@ -14,7 +14,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from fp8lint.diagnostics import PARSE_ERROR, Diagnostic, Related, Severity
+from fp8lint.diagnostics import PARSE_ERROR, Diagnostic, LocatedError, Related, Severity
 from fp8lint.sources import source_for
 
 if TYPE_CHECKING:
@@ -146,12 +146,8 @@ def _ignored(path: str, ignores: list[tuple[str, Any]]) -> bool:
 # --------------------------------------------------------------------------- reading
 
 
-class FileProblem(Exception):
-    def __init__(self, message: str, line: int = 1, column: int = 1) -> None:
-        super().__init__(message)
-        self.message = message
-        self.line = line
-        self.column = column
+class FileProblem(LocatedError):
+    """A file that cannot be read (missing, binary, wrong encoding, too large)."""
 
 
 def read_text(path: str, max_bytes: int) -> str | None:

@@ -17,6 +17,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from fp8lint.diagnostics import LocatedError
+
 MAX_DEPTH = 1000
 
 Kind = Literal["map", "seq", "scalar", "alias"]
@@ -110,14 +112,8 @@ class Document:
     anchors: dict[str, Node] = field(default_factory=dict)
 
 
-class TreeError(Exception):
-    """A syntax error with a 1-based line and column."""
-
-    def __init__(self, message: str, line: int, column: int) -> None:
-        super().__init__(message)
-        self.message = message
-        self.line = line
-        self.column = column
+class TreeError(LocatedError):
+    """A YAML/JSON syntax error with a 1-based line and column."""
 
 
 # ---------------------------------------------------------------------------------- YAML

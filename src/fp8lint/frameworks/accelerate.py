@@ -27,7 +27,7 @@ from fp8lint.model import (
     SourceNote,
     Span,
 )
-from fp8lint.sources.base import Arg, SourceFile, default, note, written
+from fp8lint.sources.base import Arg, SourceFile, default, invalid_note, note, written
 from fp8lint.sources.tree_args import args_of_map
 from fp8lint.tree import Document
 
@@ -45,16 +45,6 @@ BACKENDS = {
     "MS-AMP": Recipe.MSAMP,
     "AO": Recipe.TENSORWISE,
 }
-
-
-def _invalid(arg: Arg, expected: str) -> SourceNote:
-    shown = arg.raw if arg.raw is not None else repr(arg.value)
-    return SourceNote(
-        kind="invalid-value",
-        key=arg.key,
-        span=arg.value_span,
-        message=f"`{arg.key}` is {shown}; {expected}",
-    )
 
 
 def build(
@@ -107,7 +97,7 @@ def build(
         else:
             values["recipe"] = written(backend, recipe)
     else:
-        invalid.append(_invalid(backend, "expected `TE`, `MSAMP` or `AO`"))
+        invalid.append(invalid_note(backend, "expected `TE`, `MSAMP` or `AO`"))
         values["recipe"] = Setting[Recipe](
             known=False, span=backend.value_span, key=backend.key, provenance="written"
         )
@@ -120,7 +110,7 @@ def build(
     elif str(arg.value).upper() in FORMATS:
         values["fmt"] = written(arg, FORMATS[str(arg.value).upper()])
     else:
-        invalid.append(_invalid(arg, "expected `HYBRID`, `E4M3` or `E5M2`"))
+        invalid.append(invalid_note(arg, "expected `HYBRID`, `E4M3` or `E5M2`"))
         values["fmt"] = Setting[Fp8Format](
             known=False, span=arg.value_span, key=arg.key, provenance="written"
         )
@@ -136,7 +126,7 @@ def build(
         elif not arg.known:
             values[name] = written(arg, None)
         elif (number := as_int(arg.value)) is None:
-            invalid.append(_invalid(arg, "expected an integer"))
+            invalid.append(invalid_note(arg, "expected an integer"))
             values[name] = Setting[int](
                 known=False, span=arg.value_span, key=arg.key, provenance="written"
             )
@@ -170,7 +160,7 @@ def build(
             )
         )
     else:
-        invalid.append(_invalid(arg, "expected `max` or `most_recent`"))
+        invalid.append(invalid_note(arg, "expected `max` or `most_recent`"))
         values["amax_compute_algo"] = Setting[AmaxAlgo](
             known=False, span=arg.value_span, key=arg.key, provenance="written"
         )

@@ -29,7 +29,7 @@ from fp8lint.model import (
     SourceNote,
     Span,
 )
-from fp8lint.sources.base import Arg, default, written
+from fp8lint.sources.base import Arg, default, invalid_note, written
 
 MEGATRON_DEFAULTS: dict[str, Any] = {
     "fp8_recipe": "delayed",
@@ -155,15 +155,6 @@ def as_bool(value: Any) -> bool | None:
     return None
 
 
-def _invalid(arg: Arg, expected: str) -> SourceNote:
-    return SourceNote(
-        kind="invalid-value",
-        key=arg.key,
-        span=arg.value_span,
-        message=f"`{arg.key}` is {arg.raw if arg.raw is not None else arg.value!r}; {expected}",
-    )
-
-
 def build_site(
     fields: dict[str, Arg],
     profile: Profile,
@@ -204,7 +195,7 @@ def build_site(
             enabled = written(arg, True)
             fmt = written(arg, FORMATS[arg.value.lower()])
         else:
-            invalid.append(_invalid(arg, "expected `e4m3` or `hybrid`"))
+            invalid.append(invalid_note(arg, "expected `e4m3` or `hybrid`"))
             enabled = written(arg, True)
             fmt = Setting[Fp8Format](
                 known=False, span=arg.value_span, key=arg.key, provenance="written"
@@ -223,7 +214,7 @@ def build_site(
     elif isinstance(arg.value, str) and arg.value.lower() in RECIPES:
         values["recipe"] = written(arg, RECIPES[arg.value.lower()])
     else:
-        invalid.append(_invalid(arg, "expected one of " + ", ".join(f"`{r}`" for r in RECIPES)))
+        invalid.append(invalid_note(arg, "expected one of " + ", ".join(f"`{r}`" for r in RECIPES)))
         values["recipe"] = Setting[Recipe](
             known=False, span=arg.value_span, key=arg.key, provenance="written"
         )
@@ -242,7 +233,7 @@ def build_site(
     elif isinstance(arg.value, str) and arg.value.lower() in ALGOS:
         values["amax_compute_algo"] = written(arg, ALGOS[arg.value.lower()])
     else:
-        invalid.append(_invalid(arg, "expected `max` or `most_recent`"))
+        invalid.append(invalid_note(arg, "expected `max` or `most_recent`"))
         values["amax_compute_algo"] = Setting[AmaxAlgo](
             known=False, span=arg.value_span, key=arg.key, provenance="written"
         )
@@ -261,7 +252,7 @@ def build_site(
             continue  # `ffn_hidden_size: null` means "derive it"
         number = as_int(arg.value)
         if number is None:
-            invalid.append(_invalid(arg, "expected an integer"))
+            invalid.append(invalid_note(arg, "expected an integer"))
             values[model_name] = Setting[int](
                 known=False, span=arg.value_span, key=arg.key, provenance="written"
             )
@@ -282,7 +273,7 @@ def build_site(
         if flag is None:
             if arg.value is None:
                 continue
-            invalid.append(_invalid(arg, "expected true or false"))
+            invalid.append(invalid_note(arg, "expected true or false"))
             values[model_name] = Setting[bool](
                 known=False, span=arg.value_span, key=arg.key, provenance="written"
             )

@@ -12,6 +12,7 @@ import bisect
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
+from fp8lint.diagnostics import LocatedError
 from fp8lint.model import Setting, SourceNote, Span
 from fp8lint.tree import Node, Pos
 
@@ -120,11 +121,18 @@ def note(kind: str, arg: Arg, message: str, replacement: str | None = None) -> S
     )
 
 
-class ParseError(Exception):
-    """A file that cannot be read as its format: reported as FP8001 at `line`:`column`."""
+def invalid_note(arg: Arg, expected: str) -> SourceNote:
+    """A value of the wrong type or outside the allowed set (reported by FP8401)."""
+    shown = arg.raw if arg.raw is not None else repr(arg.value)
+    if len(shown) > 60:
+        shown = shown[:57] + "..."
+    return SourceNote(
+        kind="invalid-value",
+        key=arg.key,
+        span=arg.value_span,
+        message=f"`{arg.key}` is {shown}; {expected}",
+    )
 
-    def __init__(self, message: str, line: int = 1, column: int = 1) -> None:
-        super().__init__(message)
-        self.message = message
-        self.line = line
-        self.column = column
+
+class ParseError(LocatedError):
+    """A file that cannot be read as its format: reported as FP8001 at `line`:`column`."""

@@ -37,7 +37,7 @@ from fp8lint.model import (
     SourceNote,
     Span,
 )
-from fp8lint.sources.base import Arg, ParseError, SourceFile, default, written
+from fp8lint.sources.base import Arg, ParseError, SourceFile, default, invalid_note, written
 from fp8lint.tree import MAX_DEPTH, Pos
 
 if TYPE_CHECKING:
@@ -952,16 +952,6 @@ class _Reader:
             **values,
         )
 
-    @staticmethod
-    def _invalid(arg: Arg, expected: str) -> SourceNote:
-        shown = arg.raw if arg.raw is not None else repr(arg.value)
-        return SourceNote(
-            kind="invalid-value",
-            key=arg.key,
-            span=arg.value_span,
-            message=f"`{arg.key}` is {_short(shown)}; {expected}",
-        )
-
     def _unreadable(self, arg: Arg) -> Setting[Any]:
         return Setting[Any](known=False, span=arg.value_span, key=arg.key, raw=arg.raw)
 
@@ -974,7 +964,7 @@ class _Reader:
             return written(arg, value)
         if isinstance(value, float) and value.is_integer():
             return written(arg, int(value))  # pydantic accepts an integral float
-        invalid.append(self._invalid(arg, "expected an integer"))
+        invalid.append(invalid_note(arg, "expected an integer"))
         return self._unreadable(arg)
 
     def _te_bool(self, val: _Val, invalid: list[SourceNote]) -> Setting[Any]:
@@ -986,7 +976,7 @@ class _Reader:
             return written(arg, value)
         if isinstance(value, int) and value in (0, 1):
             return written(arg, bool(value))
-        invalid.append(self._invalid(arg, "expected True or False"))
+        invalid.append(invalid_note(arg, "expected True or False"))
         return self._unreadable(arg)
 
     def _te_format(self, val: _Val, invalid: list[SourceNote]) -> Setting[Any]:
@@ -998,13 +988,13 @@ class _Reader:
                 return written(
                     replace(arg, known=True, value=member, note=None), TE_FORMATS[member.upper()]
                 )
-            invalid.append(self._invalid(arg, "expected Format.HYBRID, Format.E4M3 or Format.E5M2"))
+            invalid.append(invalid_note(arg, "expected Format.HYBRID, Format.E4M3 or Format.E5M2"))
             return self._unreadable(arg)
         if not arg.known:
             return written(arg, None)
         if isinstance(arg.value, str) and arg.value.strip().upper() in TE_FORMATS:
             return written(arg, TE_FORMATS[arg.value.strip().upper()])
-        invalid.append(self._invalid(arg, "expected Format.HYBRID, Format.E4M3 or Format.E5M2"))
+        invalid.append(invalid_note(arg, "expected Format.HYBRID, Format.E4M3 or Format.E5M2"))
         return self._unreadable(arg)
 
     def _te_algo(self, val: _Val, invalid: list[SourceNote]) -> Setting[Any]:
@@ -1014,7 +1004,7 @@ class _Reader:
         if arg.known:
             if isinstance(arg.value, str) and arg.value.strip().lower() in ALGOS:
                 return written(arg, ALGOS[arg.value.strip().lower()])
-            invalid.append(self._invalid(arg, "expected `max`, `most_recent` or a callable"))
+            invalid.append(invalid_note(arg, "expected `max`, `most_recent` or a callable"))
             return self._unreadable(arg)
         if isinstance(val.node, (cst.Lambda, cst.FunctionDef)):
             return written(
