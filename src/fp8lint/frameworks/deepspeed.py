@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from fp8lint.frameworks.transformer_config import as_bool
 from fp8lint.model import Fp8Site, Framework, Recipe, Setting, SourceNote
-from fp8lint.sources.base import SourceFile, default, written
+from fp8lint.sources.base import SourceFile, default, invalid_note, written
 from fp8lint.sources.tree_args import args_of_map
 from fp8lint.tree import Document
 
@@ -79,14 +79,7 @@ def from_tree(file: SourceFile, doc: Document) -> list[Fp8Site]:
     invalid: list[SourceNote] = []
     level = args.get("opt_level")
     if level is not None and level.known and str(level.value) not in OPT_LEVELS:
-        invalid.append(
-            SourceNote(
-                kind="invalid-value",
-                key=level.key,
-                span=level.value_span,
-                message=f"`{level.key}` is {level.raw!r}; expected O1, O2 or O3",
-            )
-        )
+        invalid.append(invalid_note(level, "expected O1, O2 or O3"))
     return [
         Fp8Site(
             path=file.path,
