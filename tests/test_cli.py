@@ -33,7 +33,7 @@ def test_text_output_and_exit_one(tmp_path: Path) -> None:
     r = run_cli("check", "risky.yaml", cwd=tmp_path)
     assert r.returncode == 1
     first = r.stdout.splitlines()[0]
-    assert first.startswith("risky.yaml:3:17: FP8101 [warning] delayed scaling with zero headroom")
+    assert first.startswith("risky.yaml:3:17: FP8101 [*] [warning] delayed scaling with zero headroom")
     assert "Found 1 finding (1 warning) in 1 file checked." in r.stdout
 
 
@@ -74,7 +74,15 @@ def test_json_output_fields_and_sorting(tmp_path: Path) -> None:
         "end_location",
         "fix",
     }
-    assert d["fix"] is None and d["name"] == "zero-headroom"
+    assert d["name"] == "zero-headroom"
+    assert d["fix"]["applicability"] == "safe"
+    assert d["fix"]["edits"] == [
+        {
+            "content": "  --fp8-amax-history-len: 1024\n  --fp8-amax-compute-algo: max\n",
+            "location": {"row": 4, "column": 1},
+            "end_location": {"row": 4, "column": 1},
+        }
+    ]
     assert d["end_location"] == {"row": 3, "column": 21}
     assert d["headroom_binades"] == 0.0
 

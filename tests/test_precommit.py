@@ -41,7 +41,7 @@ def test_pre_commit_try_repo(tmp_path: Path) -> None:
     )
     out = r.stdout + r.stderr
     assert r.returncode == 1, out
-    assert "risky.yaml:2:17: FP8101 [warning]" in out
+    assert "risky.yaml:2:17: FP8101 [*] [warning]" in out
     assert "good.yaml" not in out.replace("Found", "")
     assert "notes.txt" not in out
 

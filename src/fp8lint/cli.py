@@ -58,6 +58,26 @@ def build_parser() -> argparse.ArgumentParser:
         "--exit-zero", action="store_true", help="exit 0 even when there are findings"
     )
     check.add_argument("-q", "--quiet", action="store_true", help="print findings only")
+    check.add_argument("--fix", action="store_true", help="apply safe fixes in place")
+    check.add_argument(
+        "--unsafe-fixes",
+        action="store_true",
+        help="also apply (with --fix/--diff) or offer unsafe fixes",
+    )
+    check.add_argument(
+        "--diff",
+        action="store_true",
+        help="print the fixes as a unified diff instead of writing them "
+        "(exit 1 when there is a diff)",
+    )
+    check.add_argument(
+        "--show-fixes", action="store_true", help="list the findings that --fix fixed"
+    )
+    check.add_argument(
+        "--exit-non-zero-on-fix",
+        action="store_true",
+        help="exit 1 when --fix changed a file, even if nothing is left",
+    )
 
     show = sub.add_parser("show", help="print the normalized FP8 sites of files")
     show.add_argument("paths", nargs="+", metavar="FILE")
@@ -104,7 +124,7 @@ def parse_options(pairs: Sequence[str]) -> dict[str, dict[str, Any]]:
 
 
 def cmd_check(args: argparse.Namespace) -> int:
-    from fp8lint.engine import RunSettings, Selection, run
+    from fp8lint.engine import FixMode, RunSettings, Selection, run
     from fp8lint.render import render_json, render_text
 
     settings = RunSettings(
@@ -116,18 +136,40 @@ def cmd_check(args: argparse.Namespace) -> int:
         options=parse_options(args.option),
     )
     _check_selectors(settings.selection)
-    result = run(args.paths, settings)
+    if args.exit_zero and args.exit_non_zero_on_fix:
+        raise UsageError("--exit-zero and --exit-non-zero-on-fix exclude each other")
+    mode = None
+    if args.fix or args.diff:
+        mode = FixMode(unsafe=args.unsafe_fixes, write=not args.diff)
+    result = run(args.paths, settings, mode)
+    for path, why in result.fix_failures:
+        print(f"{path}: {why}", file=sys.stderr)
+    if args.diff:
+        sys.stdout.write("".join(result.diffs))
+        if not args.quiet:
+            n = len(result.fixed)
+            print(f"Would fix {n} finding{'s' if n != 1 else ''}.", file=sys.stderr)
+        return 1 if result.diffs and not args.exit_zero else 0
     if args.output_format == "json":
         out = render_json(result.diagnostics)
     else:
-        out = render_text(result.diagnostics, result.files_seen, quiet=args.quiet)
+        out = render_text(
+            result.diagnostics,
+            result.files_seen,
+            quiet=args.quiet,
+            unsafe=args.unsafe_fixes,
+            fixed=result.fixed,
+            show_fixes=args.show_fixes,
+        )
     if out:
         sys.stdout.write(out)
     if args.exit_zero:
         return 0
+    if args.exit_non_zero_on_fix and result.fixed:
+        return 1
     threshold = FAIL_LEVELS.index(args.fail_on)
     failing = any(d.severity.rank >= threshold for d in result.diagnostics)
-    return 1 if failing else 0
+    return 1 if failing or result.fix_failures else 0
 
 
 def _check_selectors(selection: Any) -> None:

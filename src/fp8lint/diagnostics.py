@@ -26,6 +26,39 @@ class Related:
     message: str
 
 
+class Applicability(str, Enum):
+    """As in ruff: `--fix` applies safe fixes, `--unsafe-fixes` adds unsafe ones,
+    display-only fixes are advice that is never applied."""
+
+    SAFE = "safe"
+    UNSAFE = "unsafe"
+    DISPLAY_ONLY = "display-only"
+
+
+@dataclass(frozen=True)
+class TextEdit:
+    """Replace characters `start`..`end` of the decoded text with `content`.
+    Lines and columns are 1-based; the end is exclusive."""
+
+    content: str
+    line: int
+    column: int
+    end_line: int
+    end_column: int
+    start: int
+    end: int
+
+
+@dataclass(frozen=True)
+class Fix:
+    applicability: Applicability
+    message: str
+    edits: tuple[TextEdit, ...] = ()
+    # what the fix means to change, for verification: site index, field -> intended value
+    site: int = 0
+    intent: tuple[tuple[str, object], ...] = ()
+
+
 @dataclass(frozen=True)
 class Diagnostic:
     code: str
@@ -39,6 +72,7 @@ class Diagnostic:
     end_column: int
     related: tuple[Related, ...] = field(default=())
     headroom_binades: float | None = None
+    fix: Fix | None = None
 
     def sort_key(self) -> tuple[str, int, int, str, str]:
         return (self.path, self.line, self.column, self.code, self.message)

@@ -14,7 +14,14 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from fp8lint.diagnostics import PARSE_ERROR, Diagnostic, LocatedError, Related, Severity
+from fp8lint.diagnostics import (
+    PARSE_ERROR,
+    Diagnostic,
+    Fix,
+    LocatedError,
+    Related,
+    Severity,
+)
 from fp8lint.sources import source_for
 
 if TYPE_CHECKING:
@@ -26,12 +33,12 @@ PREFILTER = re.compile(rb"(?i)fp8|float8|msamp|delayedscaling|nvfp4")
 PREFILTER_TEXT = re.compile(r"(?i)fp8|float8|msamp|delayedscaling|nvfp4")
 SKIP_DIRS = frozenset({"node_modules", "__pycache__", "site-packages", "venv", "env"})
 DEFAULT_MAX_BYTES = 16 * 1024 * 1024
-_BOMS = (
-    (codecs.BOM_UTF32_LE, "utf-32"),
-    (codecs.BOM_UTF32_BE, "utf-32"),
-    (codecs.BOM_UTF8, "utf-8-sig"),
-    (codecs.BOM_UTF16_LE, "utf-16"),
-    (codecs.BOM_UTF16_BE, "utf-16"),
+_BOMS = (  # longest first: the UTF-32 LE mark starts with the UTF-16 LE one
+    (codecs.BOM_UTF32_LE, "utf-32-le"),
+    (codecs.BOM_UTF32_BE, "utf-32-be"),
+    (codecs.BOM_UTF8, "utf-8"),
+    (codecs.BOM_UTF16_LE, "utf-16-le"),
+    (codecs.BOM_UTF16_BE, "utf-16-be"),
 )
 
 
@@ -69,11 +76,22 @@ class RunSettings:
     max_bytes: int = DEFAULT_MAX_BYTES
 
 
+@dataclass(frozen=True)
+class FixMode:
+    """`--fix` (write), `--diff` (write=False), with or without unsafe fixes."""
+
+    unsafe: bool = False
+    write: bool = True
+
+
 @dataclass
 class RunResult:
     diagnostics: list[Diagnostic] = field(default_factory=list)
     files_seen: int = 0
     files_parsed: int = 0
+    fixed: list[Diagnostic] = field(default_factory=list)
+    diffs: list[str] = field(default_factory=list)
+    fix_failures: list[tuple[str, str]] = field(default_factory=list)
 
 
 # --------------------------------------------------------------------------- discovery
@@ -150,8 +168,22 @@ class FileProblem(LocatedError):
     """A file that cannot be read (missing, binary, wrong encoding, too large)."""
 
 
+@dataclass(frozen=True)
+class Decoded:
+    """A file's text and how to write it back byte-for-byte: codec and byte-order mark."""
+
+    text: str
+    encoding: str = "utf-8"
+    bom: bytes = b""
+
+
 def read_text(path: str, max_bytes: int) -> str | None:
-    """The decoded text, None when the file cannot hold FP8 settings (prefilter)."""
+    decoded = read_file(path, max_bytes)
+    return decoded.text if decoded is not None else None
+
+
+def read_file(path: str, max_bytes: int) -> Decoded | None:
+    """The decoded file, None when it cannot hold FP8 settings (prefilter)."""
     try:
         with open(path, "rb") as fh:
             data = fh.read(max_bytes + 1)
@@ -165,23 +197,24 @@ def read_text(path: str, max_bytes: int) -> str | None:
         raise FileProblem(f"cannot read: {exc.strerror or exc}") from None
     if len(data) > max_bytes:
         raise FileProblem(f"file too large: over {max_bytes // (1024 * 1024)} MiB (not read)")
-    encoding = next((enc for bom, enc in _BOMS if data.startswith(bom)), None)
-    if encoding is None or encoding == "utf-8-sig":
+    bom, encoding = next(((b, enc) for b, enc in _BOMS if data.startswith(b)), (b"", "utf-8"))
+    if encoding == "utf-8":
         if not PREFILTER.search(data):
             return None
         if b"\0" in data[:8192]:
             raise FileProblem("binary content (NUL bytes): not a text config file")
+    body = data[len(bom) :]
     try:
-        text = data.decode(encoding or "utf-8")
+        text = body.decode(encoding)
     except UnicodeDecodeError as exc:
-        line = data.count(b"\n", 0, exc.start) + 1
-        col = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
+        line = body.count(b"\n", 0, exc.start) + 1
+        col = exc.start - (body.rfind(b"\n", 0, exc.start) + 1) + 1
         raise FileProblem(
-            f"not valid {encoding or 'UTF-8'} text (byte 0x{data[exc.start]:02x})", line, col
+            f"not valid {encoding.upper()} text (byte 0x{body[exc.start]:02x})", line, col
         ) from None
-    if encoding in ("utf-16", "utf-32") and not PREFILTER_TEXT.search(text):
+    if encoding != "utf-8" and not PREFILTER_TEXT.search(text):
         return None
-    return text
+    return Decoded(text, encoding, bom)
 
 
 # --------------------------------------------------------------------------- the run
@@ -224,12 +257,13 @@ def lint_text(
         return [_problem(path, exc.message, exc.line, exc.column)], []
     except RecursionError:
         return [_problem(path, "nesting too deep to read")], []
-    return apply_rules(sites, settings), sites
+    return apply_rules(sites, settings, file), sites
 
 
-def apply_rules(sites: list[Fp8Site], settings: RunSettings) -> list[Diagnostic]:
+def apply_rules(sites: list[Fp8Site], settings: RunSettings, file: SourceFile) -> list[Diagnostic]:
     if not sites:
         return []
+    from fp8lint.fixes import plan_to_fix
     from fp8lint.rules import all_rules
 
     out: list[Diagnostic] = []
@@ -239,13 +273,14 @@ def apply_rules(sites: list[Fp8Site], settings: RunSettings) -> list[Diagnostic]
         rule = rule_cls()
         options = rule_cls.option_defaults()
         options.update(settings.options.get(rule_cls.code, {}))
-        for site in sites:
+        for index, site in enumerate(sites):
             for f in rule.check(site, options):
-                out.append(_diagnostic(rule, f))
+                fix = plan_to_fix(file, site, index, f.fix) if f.fix is not None else None
+                out.append(_diagnostic(rule, f, fix))
     return _dedupe(out)
 
 
-def _diagnostic(rule: Rule, f: Any) -> Diagnostic:
+def _diagnostic(rule: Rule, f: Any, fix: Fix | None) -> Diagnostic:
     span = f.span
     return Diagnostic(
         code=rule.code,
@@ -259,6 +294,7 @@ def _diagnostic(rule: Rule, f: Any) -> Diagnostic:
         end_column=span.end_column,
         related=tuple(Related(s.path, s.line, s.column, m) for s, m in f.related),
         headroom_binades=f.headroom_binades,
+        fix=fix,
     )
 
 
@@ -278,7 +314,7 @@ def _problem(path: str, message: str, line: int = 1, column: int = 1) -> Diagnos
     return Diagnostic(code, name, Severity.ERROR, message, path, line, column, line, column + 1)
 
 
-def run(paths: Iterable[str], settings: RunSettings) -> RunResult:
+def run(paths: Iterable[str], settings: RunSettings, fix: FixMode | None = None) -> RunResult:
     result = RunResult()
     parse_enabled = settings.selection.enabled(PARSE_ERROR[0], PARSE_ERROR[1], True)
     for path, explicit in discover(paths):
@@ -299,16 +335,19 @@ def run(paths: Iterable[str], settings: RunSettings) -> RunResult:
                     if kind == "missing"
                     else "is a directory, not a file"
                 )
-            text = read_text(path, settings.max_bytes)
+            decoded = read_file(path, settings.max_bytes)
         except FileProblem as exc:
             if parse_enabled:
                 result.diagnostics.append(_problem(shown, exc.message, exc.line, exc.column))
             continue
-        if text is None:
+        if decoded is None:
             continue
         result.files_parsed += 1
         try:
-            diags, _ = lint_text(shown, text, kind, settings)
+            if fix is not None:
+                diags = _fix_one(path, shown, decoded, kind, settings, fix, result)
+            else:
+                diags, _ = lint_text(shown, decoded.text, kind, settings)
         except Exception as exc:  # a bug in fp8lint must not stop the other files
             if os.environ.get("FP8LINT_DEBUG"):
                 raise
@@ -320,6 +359,47 @@ def run(paths: Iterable[str], settings: RunSettings) -> RunResult:
         result.diagnostics.extend(d for d in diags if d.code != PARSE_ERROR[0] or parse_enabled)
     result.diagnostics.sort(key=Diagnostic.sort_key)
     return result
+
+
+def _fix_one(
+    path: str,
+    shown: str,
+    decoded: Decoded,
+    kind: str,
+    settings: RunSettings,
+    mode: FixMode,
+    result: RunResult,
+) -> list[Diagnostic]:
+    """Fix one file (or diff it); returns the findings that remain."""
+    import difflib
+
+    from fp8lint.fixes import fix_text, write_atomic
+
+    outcome = fix_text(shown, decoded.text, kind, settings, mode.unsafe)
+    if outcome.failure is not None:
+        result.fix_failures.append((shown, outcome.failure))
+    if outcome.changed:
+        if mode.write:
+            try:
+                write_atomic(path, outcome.text, decoded.encoding, decoded.bom)
+            except OSError as exc:
+                result.fix_failures.append((shown, f"cannot write the fixed file: {exc}"))
+                return lint_text(shown, decoded.text, kind, settings)[0]
+        else:
+            diff = difflib.unified_diff(
+                decoded.text.splitlines(keepends=True),
+                outcome.text.splitlines(keepends=True),
+                fromfile=f"a/{shown}",
+                tofile=f"b/{shown}",
+            )
+            result.diffs.append("".join(_ensure_newlines(diff)))
+        result.fixed.extend(outcome.fixed)
+    return outcome.remaining
+
+
+def _ensure_newlines(lines: Iterable[str]) -> Iterator[str]:
+    for line in lines:
+        yield line if line.endswith(("\n", "\r")) else line + "\n\\ No newline at end of file\n"
 
 
 def rule_options_schema() -> Mapping[str, Mapping[str, Any]]:

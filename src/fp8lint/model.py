@@ -156,6 +156,7 @@ class Setting(BaseModel, Generic[T]):
     default_of: str | None = None
     note: str | None = None
     via: tuple[Span, ...] = ()
+    entry: Span | None = None  # the whole `key: value` / `key=value`, for fixes that delete it
 
     @property
     def written(self) -> bool:
@@ -185,6 +186,25 @@ class SourceNote(BaseModel):
     span: Span
     message: str
     replacement: str | None = None
+
+
+class EditInfo(BaseModel):
+    """How a fix can write into a site: filled by the source, read only by `fixes`.
+
+    `keys` maps a model field to the key this site spells it with (`--fp8-margin`,
+    `fp8_margin`, `margin`); `values` maps every scalar key already written in the site's
+    container to its value span (NeMo 1.x spreads the format over two booleans).
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    syntax: Literal["yaml", "json", "python"]
+    flow: bool = False
+    insert_after: Span | None = None
+    insert_into: Span | None = None
+    indent: str = ""
+    keys: dict[str, str] = Field(default_factory=dict)
+    values: dict[str, Span] = Field(default_factory=dict)
 
 
 class Fp8Site(BaseModel):
@@ -240,6 +260,7 @@ class Fp8Site(BaseModel):
     notes: list[SourceNote] = Field(default_factory=list)
     # values a source could not read as the type the field needs (for FP8401)
     invalid: list[SourceNote] = Field(default_factory=list)
+    edit: EditInfo | None = None
 
     @property
     def is_on(self) -> bool:

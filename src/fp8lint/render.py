@@ -12,10 +12,31 @@ if TYPE_CHECKING:
     from fp8lint.model import Fp8Site
 
 
-def render_text(diags: list[Diagnostic], files_seen: int, quiet: bool = False) -> str:
-    lines = [
-        f"{d.path}:{d.line}:{d.column}: {d.code} [{d.severity.value}] {d.message}" for d in diags
-    ]
+def render_text(
+    diags: list[Diagnostic],
+    files_seen: int,
+    quiet: bool = False,
+    unsafe: bool = False,
+    fixed: list[Diagnostic] | None = None,
+    show_fixes: bool = False,
+) -> str:
+    """ruff-style lines; `[*]` marks a finding that `--fix` (with `unsafe`: and
+    `--unsafe-fixes`) would repair."""
+    lines = []
+    for d in diags:
+        star = " [*]" if _fixable(d, unsafe) else ""
+        lines.append(
+            f"{d.path}:{d.line}:{d.column}: {d.code}{star} [{d.severity.value}] {d.message}"
+        )
+    fixed = fixed or []
+    if show_fixes and fixed:
+        lines.append(f"Fixed {len(fixed)} finding{'s' if len(fixed) != 1 else ''}:")
+        for path in sorted({d.path for d in fixed}):
+            per_rule = Counter((d.code, d.name) for d in fixed if d.path == path)
+            lines.append(f"- {path}:")
+            lines.extend(
+                f"    {n} x {code} ({name})" for (code, name), n in sorted(per_rule.items())
+            )
     if not quiet:
         if diags:
             counts = Counter(d.severity.value for d in diags)
@@ -33,7 +54,27 @@ def render_text(diags: list[Diagnostic], files_seen: int, quiet: bool = False) -
             lines.append(
                 f"All checks passed ({files_seen} file{'s' if files_seen != 1 else ''} checked)."
             )
+        if fixed:
+            lines.append(f"Fixed {len(fixed)} finding{'s' if len(fixed) != 1 else ''}.")
+        safe = sum(1 for d in diags if _fixable(d, unsafe))
+        hidden = sum(
+            1 for d in diags if not unsafe and _fixable(d, True) and not _fixable(d, False)
+        )
+        if safe:
+            lines.append(f"{safe} fixable with --fix" + (" --unsafe-fixes." if unsafe else "."))
+        if hidden:
+            lines.append(f"({hidden} more fixable with --fix --unsafe-fixes.)")
     return "\n".join(lines) + "\n" if lines else ""
+
+
+def _fixable(d: Diagnostic, unsafe: bool) -> bool:
+    from fp8lint.diagnostics import Applicability
+
+    if d.fix is None or not d.fix.edits:
+        return False
+    return d.fix.applicability is Applicability.SAFE or (
+        unsafe and d.fix.applicability is Applicability.UNSAFE
+    )
 
 
 def diagnostic_json(d: Diagnostic) -> dict[str, object]:
@@ -54,7 +95,20 @@ def diagnostic_json(d: Diagnostic) -> dict[str, object]:
             for r in d.related
         ],
         "headroom_binades": d.headroom_binades,
-        "fix": None,
+        "fix": None
+        if d.fix is None
+        else {
+            "applicability": d.fix.applicability.value,
+            "message": d.fix.message,
+            "edits": [
+                {
+                    "content": e.content,
+                    "location": {"row": e.line, "column": e.column},
+                    "end_location": {"row": e.end_line, "column": e.end_column},
+                }
+                for e in d.fix.edits
+            ],
+        },
     }
 
 

@@ -110,6 +110,7 @@ class Document:
     index: int
     start: Pos
     anchors: dict[str, Node] = field(default_factory=dict)
+    syntax: Literal["yaml", "json"] = "yaml"
 
 
 class TreeError(LocatedError):
@@ -321,6 +322,22 @@ _JSON_TOKEN = re.compile(
 )
 
 
+_BREAK = re.compile(r"\r\n|\r|\n")
+
+
+def line_starts(text: str) -> list[int]:
+    """Character index of each line start; CRLF, lone CR and LF all end a line, as in YAML."""
+    if "\r" not in text:
+        starts = [0]
+        find = text.find
+        i = find("\n")
+        while i != -1:
+            starts.append(i + 1)
+            i = find("\n", i + 1)
+        return starts
+    return [0] + [m.end() for m in _BREAK.finditer(text)]
+
+
 def load_json(text: str) -> list[Document]:
     """A JSON document as a position-keeping tree (one `Document`)."""
     try:
@@ -329,17 +346,15 @@ def load_json(text: str) -> list[Document]:
         raise TreeError(f"JSON syntax error: {exc.msg}", exc.lineno, exc.colno) from None
     except RecursionError:
         raise TreeError("nesting too deep to read", 1, 1) from None
-    line_starts = [0]
-    for m in re.finditer("\n", text):
-        line_starts.append(m.end())
+    starts = line_starts(text)
 
     import bisect
 
     def pos(index: int) -> Pos:
-        line = bisect.bisect_right(line_starts, index) - 1
-        return Pos(line, index - line_starts[line], index)
+        line = bisect.bisect_right(starts, index) - 1
+        return Pos(line, index - starts[line], index)
 
-    doc = Document(root=None, index=0, start=Pos(0, 0, 0))
+    doc = Document(root=None, index=0, start=Pos(0, 0, 0), syntax="json")
     stack: list[tuple[Node, Node | None]] = []
 
     def attach(node: Node) -> None:

@@ -19,6 +19,7 @@ from fp8lint.frameworks.transformer_config import as_bool, as_int
 from fp8lint.model import (
     AmaxAlgo,
     AmaxScope,
+    EditInfo,
     Fp8Format,
     Fp8Site,
     Framework,
@@ -28,7 +29,7 @@ from fp8lint.model import (
     Span,
 )
 from fp8lint.sources.base import Arg, SourceFile, default, invalid_note, note, written
-from fp8lint.sources.tree_args import args_of_map
+from fp8lint.sources.tree_args import args_of_map, edit_info
 from fp8lint.tree import Document
 
 LABEL = "Accelerate"
@@ -39,6 +40,14 @@ WIZARD_KEYS = {
     "optimization_level": "opt_level",
 }
 FORMATS = {"HYBRID": Fp8Format.HYBRID, "E4M3": Fp8Format.E4M3, "E5M2": Fp8Format.E5M2}
+# model field -> the key Accelerate reads (in `fp8_config:` or as a keyword)
+KEYS = {
+    "margin": "margin",
+    "amax_history_len": "amax_history_len",
+    "amax_compute_algo": "amax_compute_algo",
+    "fmt": "fp8_format",
+    "interval": "interval",
+}
 BACKENDS = {
     "TE": Recipe.DELAYED,
     "MSAMP": Recipe.MSAMP,
@@ -55,6 +64,7 @@ def build(
     enabled: Setting[bool],
     world: Arg | None = None,
     spell: str = "{key}",
+    edit: EditInfo | None = None,
 ) -> Fp8Site:
     notes: list[SourceNote] = []
     invalid: list[SourceNote] = []
@@ -191,6 +201,7 @@ def build(
         enabled=enabled,
         notes=notes,
         invalid=invalid,
+        edit=edit,
         **values,
     )
 
@@ -236,5 +247,8 @@ def from_tree(file: SourceFile, doc: Document) -> list[Fp8Site]:
             enabled,
             world=top.get("num_processes"),
             spell="fp8_config.{key}",
+            edit=edit_info(file, doc, cfg_pair[1], KEYS)
+            if cfg_pair and cfg_pair[1].is_map
+            else None,
         )
     ]

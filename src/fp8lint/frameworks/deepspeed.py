@@ -11,7 +11,7 @@ from __future__ import annotations
 from fp8lint.frameworks.transformer_config import as_bool
 from fp8lint.model import Fp8Site, Framework, Recipe, Setting, SourceNote
 from fp8lint.sources.base import SourceFile, default, invalid_note, written
-from fp8lint.sources.tree_args import args_of_map
+from fp8lint.sources.tree_args import args_of_map, edit_info
 from fp8lint.tree import Document
 
 _DS_KEYS = {
@@ -50,13 +50,14 @@ def from_tree(file: SourceFile, doc: Document) -> list[Fp8Site]:
     ]
     pair = root.get("msamp")
     if pair is None or not pair[1].is_map:
-        if not notes:
-            return []
+        # a DeepSpeed config without MS-AMP is still a site (FP8 off), so that removing a
+        # dead `fp8` key leaves the file's shape as it was
         return [
             Fp8Site(
                 path=file.path,
                 framework=Framework.DEEPSPEED_MSAMP,
                 kind="DeepSpeed config",
+                edit=edit_info(file, doc, root, {}),
                 span=file.span_of(root),
                 enabled=Setting[bool](
                     value=False,
@@ -85,6 +86,7 @@ def from_tree(file: SourceFile, doc: Document) -> list[Fp8Site]:
             path=file.path,
             framework=Framework.DEEPSPEED_MSAMP,
             kind="DeepSpeed MS-AMP section",
+            edit=edit_info(file, doc, root, {}),
             span=file.span(pair[0].start, pair[1].end),
             enable_span=enabled.span if enabled.written else None,
             enabled=enabled,

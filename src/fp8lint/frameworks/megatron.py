@@ -13,13 +13,14 @@ from dataclasses import replace
 
 from fp8lint.frameworks.transformer_config import (
     MEGATRON_DEFAULTS,
+    MODEL_TO_CONFIG,
     Profile,
     as_bool,
     build_site,
 )
-from fp8lint.model import Fp8Site, Framework, Span
+from fp8lint.model import EditInfo, Fp8Site, Framework, Span
 from fp8lint.sources.base import Arg, SourceFile
-from fp8lint.sources.tree_args import args_of_map
+from fp8lint.sources.tree_args import args_of_map, edit_info
 from fp8lint.tree import Document, Node
 
 # flags whose field name is not the flag with dashes turned into underscores
@@ -72,8 +73,14 @@ def fields_from_flags(flags: dict[str, Arg]) -> dict[str, Arg]:
     return fields
 
 
-def site_from_flags(flags: dict[str, Arg], path: str, site_span: Span, kind: str) -> Fp8Site:
-    return build_site(fields_from_flags(flags), replace(MEGATRON_FLAGS, kind=kind), path, site_span)
+FLAG_KEYS = {field: field_to_flag(name) for field, name in MODEL_TO_CONFIG.items()}
+
+
+def site_from_flags(
+    flags: dict[str, Arg], path: str, site_span: Span, kind: str, edit: EditInfo | None = None
+) -> Fp8Site:
+    profile = replace(MEGATRON_FLAGS, kind=kind, edit=edit)
+    return build_site(fields_from_flags(flags), profile, path, site_span)
 
 
 def from_model_args(file: SourceFile, doc: Document) -> list[Fp8Site]:
@@ -95,7 +102,8 @@ def from_model_args(file: SourceFile, doc: Document) -> list[Fp8Site]:
                 arg = replace(arg, value=True)  # an empty value is the bare flag
             flags[name] = arg
         span = file.span(key.start, value.end)
-        sites.append(site_from_flags(flags, file.path, span, f"Megatron `{key.raw}` block"))
+        edit = edit_info(file, doc, value, FLAG_KEYS)
+        sites.append(site_from_flags(flags, file.path, span, f"Megatron `{key.raw}` block", edit))
     return sites
 
 
@@ -161,6 +169,7 @@ def from_transformer_config(file: SourceFile, doc: Document) -> list[Fp8Site]:
             span = file.span(key_pair[0].start, mapping.end) if key_pair else file.span_of(mapping)
         else:
             span = file.span_of(mapping)
+        profile = replace(profile, edit=edit_info(file, doc, mapping, MODEL_TO_CONFIG))
         sites.append(build_site(fields, profile, file.path, span))
     return sites
 

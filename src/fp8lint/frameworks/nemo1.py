@@ -15,6 +15,7 @@ from dataclasses import replace
 
 from fp8lint.frameworks.transformer_config import (
     MEGATRON_DEFAULTS,
+    MODEL_TO_CONFIG,
     Profile,
     as_bool,
     as_int,
@@ -22,7 +23,7 @@ from fp8lint.frameworks.transformer_config import (
 )
 from fp8lint.model import Fp8Format, Fp8Site, Framework, Setting, SourceNote
 from fp8lint.sources.base import SourceFile, written
-from fp8lint.sources.tree_args import args_of_map
+from fp8lint.sources.tree_args import args_of_map, edit_info
 from fp8lint.tree import Document
 
 NEMO_LEGACY_DEFAULTS = dict(
@@ -136,4 +137,5 @@ def from_tree(file: SourceFile, doc: Document) -> list[Fp8Site]:
         ignored={"reduce_amax": _REDUCE_AMAX_IGNORED} if mcore else {},
     )
     span = file.span(pair[0].start, pair[1].end)
+    profile = replace(profile, edit=edit_info(file, doc, model, MODEL_TO_CONFIG))
     return [build_site(fields, profile, file.path, span, enabled=enabled, fmt=fmt, notes=notes)]

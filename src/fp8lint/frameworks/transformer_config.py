@@ -21,6 +21,7 @@ from typing import Any
 from fp8lint.model import (
     AmaxAlgo,
     AmaxScope,
+    EditInfo,
     Fp8Format,
     Fp8Site,
     Framework,
@@ -120,6 +121,16 @@ FP8_FIELDS = frozenset(
 )
 
 
+# model field -> TransformerConfig field, for fixes that write a key
+MODEL_TO_CONFIG: dict[str, str] = {
+    **INT_FIELDS,
+    **BOOL_FIELDS,
+    "fmt": "fp8",
+    "recipe": "fp8_recipe",
+    "amax_compute_algo": "fp8_amax_compute_algo",
+}
+
+
 @dataclass(frozen=True)
 class Profile:
     """One stack's defaults and spelling."""
@@ -129,6 +140,7 @@ class Profile:
     defaults: dict[str, Any]
     spell: Callable[[str], str] = lambda name: name
     kind: str = "TransformerConfig fields"
+    edit: EditInfo | None = None
     # NeMo 1.x: keys the stack reads but does not forward on its default path
     ignored: dict[str, str] = field(default_factory=dict)
 
@@ -361,5 +373,6 @@ def build_site(
         enable_span=enabled.span if enabled.written else None,
         notes=site_notes,
         invalid=invalid,
+        edit=profile.edit,
         **values,
     )

@@ -12,7 +12,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-from fp8lint.diagnostics import Severity
+from fp8lint.diagnostics import Applicability, Severity
 from fp8lint.model import Fp8Site, Setting, Span
 
 
@@ -37,12 +37,54 @@ class Example:
 
 
 @dataclass(frozen=True)
+class SetValue:
+    """Give model field `field` the value `value`: rewrite it where it is written, or add
+    the key next to the site's other FP8 settings when it is a default."""
+
+    field: str
+    value: Any
+
+
+@dataclass(frozen=True)
+class RemoveEntry:
+    """Delete a whole `key: value` entry (a dead or ignored key).  `field` names the model
+    field whose value may change with it (it falls back to its default), if any."""
+
+    span: Span
+    key: str
+    field: str | None = None
+
+
+@dataclass(frozen=True)
+class RenameKey:
+    """Rename a misspelled key, keeping its value; `field` is the setting it then sets."""
+
+    span: Span
+    old: str
+    new: str
+    field: str | None = None
+
+
+FixOp = SetValue | RemoveEntry | RenameKey
+
+
+@dataclass(frozen=True)
+class FixPlan:
+    """What a rule proposes, in terms of the model; `fixes` turns it into text edits."""
+
+    applicability: Applicability
+    message: str
+    ops: tuple[FixOp, ...] = ()
+
+
+@dataclass(frozen=True)
 class Finding:
     span: Span
     message: str
     severity: Severity | None = None  # None: the rule's default
     related: tuple[tuple[Span, str], ...] = ()
     headroom_binades: float | None = None
+    fix: FixPlan | None = None
 
 
 class Rule:

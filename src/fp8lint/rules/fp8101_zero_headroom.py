@@ -5,9 +5,18 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from fp8lint.diagnostics import Severity
+from fp8lint.diagnostics import Applicability, Severity
 from fp8lint.model import AmaxAlgo, Fp8Site
-from fp8lint.rules.base import Example, Finding, Rule, enabled_related, explain, where
+from fp8lint.rules.base import (
+    Example,
+    Finding,
+    FixPlan,
+    Rule,
+    SetValue,
+    enabled_related,
+    explain,
+    where,
+)
 
 
 def zero_headroom_cause(site: Fp8Site) -> str | None:
@@ -96,4 +105,9 @@ class ZeroHeadroom(Rule):
             ),
             related=enabled_related(site, target),
             headroom_binades=0.0,
+            fix=FixPlan(
+                Applicability.SAFE,
+                "set amax_history_len 1024 and amax_compute_algo max (NVIDIA's delayed recipe)",
+                (SetValue("amax_history_len", 1024), SetValue("amax_compute_algo", AmaxAlgo.MAX)),
+            ),
         )

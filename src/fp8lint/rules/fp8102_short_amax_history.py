@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from fp8lint.diagnostics import Severity
+from fp8lint.diagnostics import Applicability, Severity
 from fp8lint.model import AmaxAlgo, Fp8Site
-from fp8lint.rules.base import Example, Finding, Option, Rule, explain, where
+from fp8lint.rules.base import Example, Finding, FixPlan, Option, Rule, SetValue, explain, where
 
 
 class ShortAmaxHistory(Rule):
@@ -77,4 +77,9 @@ class ShortAmaxHistory(Rule):
                 '"faster to adapt but to be validated" (TE #1169); NVIDIA\'s recipes use 1024'
             ),
             headroom_binades=float(m),
+            fix=FixPlan(
+                Applicability.SAFE,
+                "set amax_history_len 1024",
+                (SetValue("amax_history_len", 1024),),
+            ),
         )

@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from fp8lint.diagnostics import Severity
+from fp8lint.diagnostics import Applicability, Severity
 from fp8lint.model import AmaxAlgo, Fp8Site
-from fp8lint.rules.base import Example, Finding, Rule, explain, where
+from fp8lint.rules.base import Example, Finding, FixPlan, Rule, SetValue, explain, where
 
 
 class AmaxHistoryUnused(Rule):
@@ -56,4 +56,9 @@ class AmaxHistoryUnused(Rule):
                 "or amax_history_len 1 to say what is meant"
             ),
             headroom_binades=float(site.margin.value or 0),
+            fix=FixPlan(
+                Applicability.SAFE,
+                "set amax_compute_algo max",
+                (SetValue("amax_compute_algo", AmaxAlgo.MAX),),
+            ),
         )

@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from fp8lint.diagnostics import Severity
+from fp8lint.diagnostics import Applicability, Severity
 from fp8lint.model import Fp8Site
-from fp8lint.rules.base import Example, Finding, Rule, explain, where
+from fp8lint.rules.base import Example, Finding, FixPlan, Rule, SetValue, explain, where
 
 
 class NegativeMargin(Rule):
@@ -50,4 +50,5 @@ class NegativeMargin(Rule):
                 "binades). Use margin 0 or more"
             ),
             headroom_binades=float(m),
+            fix=FixPlan(Applicability.SAFE, "set margin 0", (SetValue("margin", 0),)),
         )

@@ -5,9 +5,19 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from fp8lint.diagnostics import Severity
+from fp8lint.diagnostics import Applicability, Severity
 from fp8lint.model import Fp8Site
-from fp8lint.rules.base import Example, Finding, Option, Rule, enabled_related, explain, where
+from fp8lint.rules.base import (
+    Example,
+    Finding,
+    FixPlan,
+    Option,
+    Rule,
+    SetValue,
+    enabled_related,
+    explain,
+    where,
+)
 
 
 class MarginBelowPolicy(Rule):
@@ -54,4 +64,10 @@ class MarginBelowPolicy(Rule):
             ),
             related=enabled_related(site, site.margin),
             headroom_binades=float(m),
+            fix=FixPlan(
+                Applicability.UNSAFE,
+                f"set margin {minimum} (changes the numerics: every value moves down "
+                f"{minimum - m} binade{'s' if minimum - m != 1 else ''})",
+                (SetValue("margin", minimum),),
+            ),
         )

@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from fp8lint.diagnostics import Severity
-from fp8lint.model import Fp8Site
-from fp8lint.rules.base import Example, Finding, Rule, explain, where
+from fp8lint.diagnostics import Applicability, Severity
+from fp8lint.model import Fp8Site, Recipe
+from fp8lint.rules.base import Example, Finding, FixPlan, Rule, SetValue, explain, where
 from fp8lint.rules.fp8201_per_tensor_outlier_layers import MEGATRON_STACKS
 
 
@@ -52,5 +52,10 @@ class Bf16LayersWithDelayed(Rule):
                 f"{explain(site.recipe)}): Megatron's TransformerConfig raises \"Delayed scaling "
                 'does not support first / last layer in BF16" at launch. Use the `tensorwise` '
                 "recipe (TE >= 2.2) or `blockwise`, or drop the BF16 layers"
+            ),
+            fix=FixPlan(
+                Applicability.UNSAFE,
+                "switch the recipe to tensorwise (current scaling; needs TE >= 2.2)",
+                (SetValue("recipe", Recipe.TENSORWISE),),
             ),
         )

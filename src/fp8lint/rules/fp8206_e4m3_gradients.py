@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from fp8lint.diagnostics import Severity
+from fp8lint.diagnostics import Applicability, Severity
 from fp8lint.model import Fp8Format, Fp8Site
-from fp8lint.rules.base import Example, Finding, Rule, explain, where
+from fp8lint.rules.base import Example, Finding, FixPlan, Rule, SetValue, explain, where
 
 
 class E4m3Gradients(Rule):
@@ -64,4 +64,7 @@ class E4m3Gradients(Rule):
                 "E5M2 for them. Use the hybrid format (E4M3 forward, E5M2 backward)"
             ),
             severity=Severity.WARNING if site.is_delayed else None,
+            fix=FixPlan(
+                Applicability.SAFE, "use the hybrid format", (SetValue("fmt", Fp8Format.HYBRID),)
+            ),
         )

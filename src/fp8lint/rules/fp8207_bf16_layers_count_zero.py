@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from fp8lint.diagnostics import Severity
+from fp8lint.diagnostics import Applicability, Severity
 from fp8lint.model import Fp8Site
-from fp8lint.rules.base import Example, Finding, Rule, explain, where
+from fp8lint.rules.base import Example, Finding, FixPlan, Rule, SetValue, explain, where
 
 
 class Bf16LayersCountZero(Rule):
@@ -60,5 +60,13 @@ class Bf16LayersCountZero(Rule):
                 "default both counts to 0 (Megatron defaults to 1). Set "
                 "num_layers_at_start_in_bf16 and num_layers_at_end_in_bf16 to 1 (NVIDIA's "
                 "current-scaling recipe) or 2 (Nemotron-H)"
+            ),
+            fix=FixPlan(
+                Applicability.SAFE,
+                "keep 1 layer at the start and 1 at the end in BF16",
+                (
+                    SetValue("num_layers_at_start_in_bf16", 1),
+                    SetValue("num_layers_at_end_in_bf16", 1),
+                ),
             ),
         )

@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from fp8lint.diagnostics import Severity
+from fp8lint.diagnostics import Applicability, Severity
 from fp8lint.model import Fp8Site
-from fp8lint.rules.base import Example, Finding, Rule, explain, where
+from fp8lint.rules.base import Example, Finding, FixPlan, Rule, explain, where
 
 _TE = (
     "from transformer_engine.common.recipe import DelayedScaling\n"
@@ -71,4 +71,9 @@ class AmaxGroupExcludesTp(Rule):
                 "unset (world)"
             ),
             severity=Severity.ERROR if sp or cp else None,
+            fix=FixPlan(
+                Applicability.DISPLAY_ONLY,
+                "pass Megatron's parallel_state.get_amax_reduction_group() (or no group, for the "
+                "world) as the amax reduction group",
+            ),
         )

@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from fp8lint.diagnostics import Severity
+from fp8lint.diagnostics import Applicability, Severity
 from fp8lint.model import Fp8Site
-from fp8lint.rules.base import Example, Finding, Rule, explain, where
+from fp8lint.rules.base import Example, Finding, FixPlan, Rule, SetValue, explain, where
 
 
 class ReduceAmaxOff(Rule):
@@ -64,4 +64,7 @@ class ReduceAmaxOff(Rule):
             span=where(site.reduce_amax, site),
             message=f"reduce_amax {explain(site.reduce_amax)}: {why}. Set reduce_amax to true",
             severity=severity,
+            fix=FixPlan(
+                Applicability.SAFE, "set reduce_amax true", (SetValue("reduce_amax", True),)
+            ),
         )

@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from fp8lint.diagnostics import Severity
+from fp8lint.diagnostics import Applicability, Severity
 from fp8lint.model import Fp8Site, Recipe
-from fp8lint.rules.base import Example, Finding, Rule, where
+from fp8lint.rules.base import Example, Finding, FixPlan, Rule, where
 
 # (leading-dims multiple, last-dim multiple) per recipe: TE `assert_dim_for_fp8_exec` (8, 16),
 # MXFP8 blocks of 32, Float8BlockScaling blocks of 128, NVFP4 16 (fp8-config-surface.md §8.1)
@@ -112,5 +112,10 @@ class Fp8GemmShape(Rule):
                 + "; ".join(problems)
                 + '. TE raises "FP8 execution requires ..." at the first step (or, for '
                 "block recipes, cannot quantize the tensor); pick sizes that divide evenly"
+            ),
+            fix=FixPlan(
+                Applicability.DISPLAY_ONLY,
+                f"choose hidden/ffn sizes and a TP size so that every per-shard dimension is a "
+                f"multiple of {last}, and tokens per rank a multiple of {lead}",
             ),
         )

@@ -5,10 +5,10 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from fp8lint.diagnostics import Severity
+from fp8lint.diagnostics import Applicability, Severity
 from fp8lint.frameworks.transformer_config import TE_DEFAULTS
-from fp8lint.model import Fp8Site, Recipe
-from fp8lint.rules.base import Example, Finding, Rule
+from fp8lint.model import Fp8Site, Recipe, Setting, SourceNote
+from fp8lint.rules.base import Example, Finding, FixPlan, RemoveEntry, RenameKey, Rule
 
 
 class IgnoredSetting(Rule):
@@ -67,6 +67,7 @@ class IgnoredSetting(Rule):
                     span=n.span,
                     message=n.message,
                     severity=Severity.WARNING if n.kind == "misspelled" else None,
+                    fix=_note_fix(site, n),
                 )
         if not site.is_on:
             return
@@ -84,6 +85,7 @@ class IgnoredSetting(Rule):
                     "interval since v1.8 and removed it in v2.3: amax and scales update "
                     "every step whatever it says. Remove it"
                 ),
+                fix=_removal(interval, "interval"),
             )
         olp = site.override_linear_precision
         if olp.written and olp.value and "true" in olp.value and olp.span:
@@ -94,6 +96,7 @@ class IgnoredSetting(Rule):
                     "override_linear_precision; TE's recipe silently drops the unknown "
                     "argument, so those GEMMs still run in FP8"
                 ),
+                fix=_removal(olp, "override_linear_precision"),
             )
         wgrad = site.fp8_wgrad
         if wgrad.written and wgrad.value is False and site.is_delayed and wgrad.span:
@@ -104,14 +107,15 @@ class IgnoredSetting(Rule):
                     "passes to TE as override_linear_precision; TE >= 2.0 removed that "
                     "field and silently drops it, so wgrad still runs in FP8"
                 ),
+                fix=_removal(wgrad, "fp8_wgrad"),
             )
         recipe = site.recipe.value
         if recipe is None or recipe in (Recipe.DELAYED, Recipe.MSAMP, Recipe.CUSTOM):
             return
-        for setting, te_name in (
-            (site.margin, "fp8_margin"),
-            (site.amax_history_len, "fp8_amax_history_len"),
-            (site.amax_compute_algo, "fp8_amax_compute_algo"),
+        for setting, te_name, name in (
+            (site.margin, "fp8_margin", "margin"),
+            (site.amax_history_len, "fp8_amax_history_len", "amax_history_len"),
+            (site.amax_compute_algo, "fp8_amax_compute_algo", "amax_compute_algo"),
         ):
             if not setting.written or setting.span is None or setting.value is None:
                 continue
@@ -132,4 +136,34 @@ class IgnoredSetting(Rule):
                     f"{recipe.value} recipe computes its scales from the current tensor, "
                     "so this does nothing"
                 ),
+                fix=_removal(setting, name),
             )
+
+
+# the setting a misspelled Accelerate key was meant to set
+_MEANT = {"amax_history_len": "amax_history_len", "amax_compute_algo": "amax_compute_algo"}
+
+
+def _removal(setting: Setting[Any], field: str) -> FixPlan | None:
+    """Delete a dead key with its line; the field falls back to its (equivalent) default."""
+    if setting.entry is None:
+        return None
+    return FixPlan(
+        Applicability.SAFE,
+        f"remove `{setting.key}`",
+        (RemoveEntry(setting.entry, setting.key.rsplit(".", 1)[-1], field),),
+    )
+
+
+def _note_fix(site: Fp8Site, n: SourceNote) -> FixPlan:
+    old = n.key.rsplit(".", 1)[-1]
+    if n.kind == "misspelled" and n.replacement:
+        new = n.replacement.rsplit(".", 1)[-1]
+        taken = site.edit is not None and new in site.edit.values
+        if not taken:
+            return FixPlan(
+                Applicability.SAFE,
+                f"rename `{old}` to `{new}`",
+                (RenameKey(n.span, old, new, _MEANT.get(new)),),
+            )
+    return FixPlan(Applicability.SAFE, f"remove `{n.key}`", (RemoveEntry(n.span, old),))

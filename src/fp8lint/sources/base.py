@@ -14,7 +14,7 @@ from typing import Any, TypeVar
 
 from fp8lint.diagnostics import LocatedError
 from fp8lint.model import Setting, SourceNote, Span
-from fp8lint.tree import Node, Pos
+from fp8lint.tree import Node, Pos, line_starts
 
 T = TypeVar("T")
 
@@ -32,13 +32,7 @@ class SourceFile:
     @property
     def line_starts(self) -> list[int]:
         if self._line_starts is None:
-            starts = [0]
-            find = self.text.find
-            i = find("\n")
-            while i != -1:
-                starts.append(i + 1)
-                i = find("\n", i + 1)
-            self._line_starts = starts
+            self._line_starts = line_starts(self.text)
         return self._line_starts
 
     def byte_offset(self, index: int) -> int:
@@ -104,6 +98,7 @@ def written(arg: Arg, value: Any, note: str | None = None) -> Setting[Any]:
         raw=arg.raw,
         note=note or arg.note,
         via=arg.via,
+        entry=arg.span,
     )
 
 

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 from fp8lint.frameworks import accelerate
 from fp8lint.frameworks.transformer_config import (
     BRIDGE_DEFAULTS,
+    MODEL_TO_CONFIG,
     NEMO2_DEFAULTS,
     Profile,
     build_site,
@@ -29,6 +30,7 @@ from fp8lint.frameworks.transformer_config import (
 from fp8lint.model import (
     AmaxAlgo,
     AmaxScope,
+    EditInfo,
     Fp8Format,
     Fp8Site,
     Framework,
@@ -132,6 +134,14 @@ TOPOLOGY_KEYS = (
 CONFIG_WRAPPERS = frozenset({"Config", "Partial"})
 CLASSES = frozenset(TE_CLASSES) | {NEMO2_CLASS, BRIDGE_CLASS, STRATEGY_CLASS} | ACCELERATE_CLASSES
 
+TE_KEYS = {
+    "margin": "margin",
+    "amax_history_len": "amax_history_len",
+    "amax_compute_algo": "amax_compute_algo",
+    "fmt": "fp8_format",
+    "reduce_amax": "reduce_amax",
+    "interval": "interval",
+}
 NEMO2_PROFILE = Profile(
     framework=Framework.NEMO2,
     label="NeMo 2 MegatronMixedPrecision",
@@ -474,6 +484,31 @@ class _Reader:
         first = self._pos(start.line, start.column).index
         last = self._pos(end.line, end.column).index
         return self.file.text[first:last]
+
+    def edit_info(self, call: cst.Call, keys: dict[str, str]) -> EditInfo:
+        """Where a fix adds a keyword to `call`: after its last argument, one per line when
+        the call is laid out that way, or inside the parentheses of an empty call."""
+        values = {a.keyword.value: self.span(a.value) for a in call.args if a.keyword is not None}
+        own = self.positions[call]
+        if not call.args:
+            close = self._pos(own.end.line, own.end.column)
+            at = self.file.pos_of_index(max(close.index - 1, 0))
+            return EditInfo(
+                syntax="python", flow=True, insert_into=self.file.span(at, at), keys=keys
+            )
+        last = call.args[-1]
+        first_node: cst.CSTNode = last.keyword if last.keyword is not None else last.value
+        after = self.span_between(first_node, last.value)
+        opening_line = self._range(call.func)[1].line
+        multiline = after.line != opening_line
+        return EditInfo(
+            syntax="python",
+            flow=not multiline,
+            insert_after=after,
+            indent=" " * (after.column - 1) if multiline else "",
+            keys=keys,
+            values=values,
+        )
 
     # -- the walk ----------------------------------------------------------------------------
     def collect(self) -> None:
@@ -949,6 +984,7 @@ class _Reader:
             kind=f"Transformer Engine {cls}(...)",
             span=call_span,
             invalid=invalid,
+            edit=self.edit_info(call, TE_KEYS),
             **values,
         )
 
@@ -1166,6 +1202,7 @@ class _Reader:
         for key, arg in topology.items():
             fields.setdefault(key, arg)
         profile = NEMO2_PROFILE if tgt.name == NEMO2_CLASS else BRIDGE_PROFILE
+        profile = replace(profile, edit=self.edit_info(call, MODEL_TO_CONFIG))
         return build_site(fields, profile, self.file.path, self.span(call))
 
     def _preset_site(
@@ -1234,4 +1271,11 @@ class _Reader:
         enabled = Setting[bool](
             value=True, known=True, provenance="derived", key=cls, span=call_span
         )
-        return accelerate.build(cfg, self.file.path, call_span, f"Accelerate {cls}(...)", enabled)
+        return accelerate.build(
+            cfg,
+            self.file.path,
+            call_span,
+            f"Accelerate {cls}(...)",
+            enabled,
+            edit=self.edit_info(call, accelerate.KEYS),
+        )

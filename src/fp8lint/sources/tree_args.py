@@ -10,9 +10,9 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from fp8lint.model import Span
+from fp8lint.model import EditInfo, Span
 from fp8lint.sources.base import Arg, SourceFile
-from fp8lint.tree import Node
+from fp8lint.tree import Document, Node
 
 _WHOLE = re.compile(r"^\$\{([^${}]*)\}$")
 MAX_HOPS = 16
@@ -110,3 +110,37 @@ def args_of_map(
             continue
         out[k.raw] = arg_of(file, root, parent, k, v, spell.format(key=k.raw))
     return out
+
+
+def edit_info(file: SourceFile, doc: Document, mapping: Node, keys: dict[str, str]) -> EditInfo:
+    """Where a fix inserts into `mapping`: after its last FP8 entry (else its last scalar
+    entry), with that entry's indentation and the mapping's flow or block style."""
+    mapping = mapping.deref()
+    values: dict[str, Span] = {}
+    anchor: tuple[Node, Node] | None = None
+    fp8_anchor: tuple[Node, Node] | None = None
+    lines: set[int] = {mapping.start.line}
+    for k, v in mapping.value if mapping.kind == "map" else ():
+        lines.add(k.start.line)
+        if k.kind != "scalar" or k.raw is None:
+            continue
+        if v.kind in ("scalar", "alias"):
+            values[k.raw] = file.span_of(v)
+        anchor = (k, v)
+        if "fp8" in k.raw.lower():
+            fp8_anchor = (k, v)
+    chosen = fp8_anchor or anchor
+    flow = mapping.style == "flow" and (doc.syntax == "yaml" or len(lines) == 1)
+    insert_into = None
+    if chosen is None and mapping.style == "flow":
+        after_brace = file.pos_of_index(mapping.start.index + 1)
+        insert_into = file.span(after_brace, after_brace)
+    return EditInfo(
+        syntax=doc.syntax,
+        flow=flow,
+        insert_after=file.span(chosen[0].start, chosen[1].end) if chosen else None,
+        insert_into=insert_into,
+        indent=" " * chosen[0].start.column if chosen else "",
+        keys=keys,
+        values=values,
+    )
