@@ -68,8 +68,16 @@ def _span_range(file: SourceFile, span: Span) -> tuple[int, int]:
     return _index(file, span.line, span.column), _index(file, span.end_line, span.end_column)
 
 
-def render(site: Fp8Site, edit: EditInfo, name: str, value: Any, existing: str | None) -> str:
-    """`value` for field `name` as this file writes it (quotes, case, booleans)."""
+def render(
+    site: Fp8Site,
+    edit: EditInfo,
+    name: str,
+    value: Any,
+    existing: str | None,
+    file: SourceFile | None = None,
+) -> str:
+    """`value` for field `name` as this file writes it (quotes, case, booleans).  A new key
+    copies the case of the booleans already written next to it (`True` in many NeMo files)."""
     if isinstance(value, Enum):
         value = value.value
         if name == "fmt" and site.framework.value in UPPER_FORMAT:
@@ -77,8 +85,11 @@ def render(site: Fp8Site, edit: EditInfo, name: str, value: Any, existing: str |
     if isinstance(value, bool):
         if edit.syntax == "python":
             return "True" if value else "False"
-        if edit.syntax == "yaml" and existing and existing[:1].isupper():
-            return "True" if value else "False"
+        if edit.syntax == "yaml":
+            if existing is None and file is not None:
+                existing = _sibling_bool(file, edit)
+            if existing and existing[:1].isupper():
+                return "True" if value else "False"
         return "true" if value else "false"
     if isinstance(value, int):
         return str(value)
@@ -92,6 +103,26 @@ def render(site: Fp8Site, edit: EditInfo, name: str, value: Any, existing: str |
         q = quote or '"'
         return f"{q}{text}{q}"
     return f"{quote}{text}{quote}" if quote else text
+
+
+def _sibling_bool(file: SourceFile, edit: EditInfo) -> str | None:
+    for span in edit.values.values():
+        start, end = _span_range(file, span)
+        if file.text[start:end].lower() in ("true", "false"):
+            return file.text[start:end]
+    return None
+
+
+def _value_range(file: SourceFile, span: Span) -> tuple[int, int]:
+    """The range of a YAML value without the `&anchor` / `!tag` written before it."""
+    start, end = _span_range(file, span)
+    text = file.text
+    while start < end and text[start] in "&!":
+        while start < end and not text[start].isspace():
+            start += 1
+        while start < end and text[start].isspace():
+            start += 1
+    return start, end
 
 
 def _insertion(file: SourceFile, edit: EditInfo, key: str, value: str) -> tuple[int, str]:
@@ -207,7 +238,7 @@ def _set_value(
     setting = getattr(site, name)
     if setting.written and setting.span is not None:
         target = setting.via[-1] if setting.via else setting.span
-        start, end = _span_range(file, target)
+        start, end = _value_range(file, target)
         raw.append((start, end, render(site, edit, name, value, file.text[start:end])))
         if setting.via:
             return (
@@ -222,7 +253,7 @@ def _set_value(
         start, end = _span_range(file, edit.values[key])
         raw.append((start, end, render(site, edit, name, value, file.text[start:end])))
         return ""
-    at, text = _insertion(file, edit, key, render(site, edit, name, value, None))
+    at, text = _insertion(file, edit, key, render(site, edit, name, value, None, file))
     raw.append((at, at, text))
     return ""
 
@@ -237,7 +268,7 @@ def _nemo_format(
             start, end = _span_range(file, edit.values[key])
             raw.append((start, end, render(site, edit, key, flag, file.text[start:end])))
         elif flag:
-            at, text = _insertion(file, edit, key, render(site, edit, key, flag, None))
+            at, text = _insertion(file, edit, key, render(site, edit, key, flag, None, file))
             raw.append((at, at, text))
     return ""
 

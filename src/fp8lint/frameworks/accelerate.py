@@ -247,7 +247,7 @@ def from_tree(file: SourceFile, doc: Document) -> list[Fp8Site]:
             enabled,
             world=top.get("num_processes"),
             spell="fp8_config.{key}",
-            edit=edit_info(file, doc, cfg_pair[1], KEYS)
+            edit=edit_info(file, doc, cfg_pair[1], KEYS, after_fp8=False)
             if cfg_pair and cfg_pair[1].is_map
             else None,
         )

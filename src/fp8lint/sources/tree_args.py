@@ -112,9 +112,12 @@ def args_of_map(
     return out
 
 
-def edit_info(file: SourceFile, doc: Document, mapping: Node, keys: dict[str, str]) -> EditInfo:
-    """Where a fix inserts into `mapping`: after its last FP8 entry (else its last scalar
-    entry), with that entry's indentation and the mapping's flow or block style."""
+def edit_info(
+    file: SourceFile, doc: Document, mapping: Node, keys: dict[str, str], after_fp8: bool = True
+) -> EditInfo:
+    """Where a fix inserts into `mapping`: after its last FP8 entry (`after_fp8`, for mixed
+    sections such as `model:`), else after its last entry; with that entry's indentation and
+    the mapping's flow or block style."""
     mapping = mapping.deref()
     values: dict[str, Span] = {}
     anchor: tuple[Node, Node] | None = None
@@ -129,7 +132,7 @@ def edit_info(file: SourceFile, doc: Document, mapping: Node, keys: dict[str, st
         anchor = (k, v)
         if "fp8" in k.raw.lower():
             fp8_anchor = (k, v)
-    chosen = fp8_anchor or anchor
+    chosen = (fp8_anchor if after_fp8 else None) or anchor
     flow = mapping.style == "flow" and (doc.syntax == "yaml" or len(lines) == 1)
     insert_into = None
     if chosen is None and mapping.style == "flow":
