@@ -55,3 +55,25 @@ def test_pre_commit_try_repo(tmp_path: Path) -> None:
         timeout=900,
     )
     assert r.returncode == 0, r.stdout + r.stderr
+
+
+@pytest.mark.skipif(shutil.which("pre-commit") is None, reason="pre-commit is not installed")
+def test_pre_commit_fix_hook(tmp_path: Path) -> None:
+    repo = tmp_path / "work"
+    repo.mkdir()
+    git(repo, "init", "-q")
+    risky = repo / "risky.yaml"
+    risky.write_text("MODEL_ARGS:\n  --fp8-format: hybrid  # on\n")
+    git(repo, "add", ".")
+    env = dict(os.environ, PRE_COMMIT_HOME=str(tmp_path / "cache"))
+    cmd = ["pre-commit", "try-repo", str(ROOT), "fp8lint-fix", "--all-files"]
+    r = subprocess.run(cmd, cwd=repo, capture_output=True, text=True, env=env, timeout=900)
+    assert r.returncode == 1, r.stdout + r.stderr  # it modified a file
+    assert "files were modified by this hook" in r.stdout + r.stderr
+    assert risky.read_text() == (
+        "MODEL_ARGS:\n  --fp8-format: hybrid  # on\n"
+        "  --fp8-amax-history-len: 1024\n  --fp8-amax-compute-algo: max\n"
+    )
+    git(repo, "add", ".")
+    r = subprocess.run(cmd, cwd=repo, capture_output=True, text=True, env=env, timeout=900)
+    assert r.returncode == 0, r.stdout + r.stderr
