@@ -358,3 +358,13 @@ def test_refused_fix_leaves_the_file_and_says_why(tmp_path: Path) -> None:
     assert p.read_text() == text
     assert "a.yaml: fix not applied: the fix would add a new FP8102 finding" in r.stderr
     assert r.returncode == 1
+
+
+def test_fix_through_a_symlink_keeps_the_link(tmp_path: Path) -> None:
+    target = tmp_path / "real.yaml"
+    target.write_text(RISKY)
+    link = tmp_path / "link.yaml"
+    link.symlink_to(target)
+    run_cli("check", "link.yaml", "--fix", cwd=tmp_path)
+    assert link.is_symlink()
+    assert "--fp8-amax-history-len: 1024" in target.read_text()

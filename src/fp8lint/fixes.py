@@ -414,7 +414,11 @@ def verify(
 
 
 def write_atomic(path: str, text: str, encoding: str, bom: bytes) -> None:
-    """Replace `path` by a temporary file in the same folder, keeping its permissions."""
+    """Replace `path` by a temporary file in the same folder, keeping its permissions.  A
+    symbolic link stays a link: the file it points to is the one replaced."""
+    path = os.path.realpath(path)
+    if not os.access(path, os.W_OK):
+        raise PermissionError(f"{path} is read-only")
     data = bom + text.encode(encoding)
     mode = stat.S_IMODE(os.stat(path).st_mode)
     folder = os.path.dirname(os.path.abspath(path))
