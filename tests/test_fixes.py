@@ -123,8 +123,9 @@ def test_accelerate_wizard_keys_are_renamed() -> None:
         "mixed_precision: fp8\nfp8_config:\n  backend: TE\n  amax_history_length: 1024\n"
         "  amax_compute_algorithm: max  # from the wizard\n"
     )
+    # 1024 is Accelerate's own default (dropped either way): that key just goes
     assert fixed("a.yaml", before) == (
-        "mixed_precision: fp8\nfp8_config:\n  backend: TE\n  amax_history_len: 1024\n"
+        "mixed_precision: fp8\nfp8_config:\n  backend: TE\n"
         "  amax_compute_algo: max  # from the wizard\n"
     )
 
@@ -368,3 +369,13 @@ def test_fix_through_a_symlink_keeps_the_link(tmp_path: Path) -> None:
     run_cli("check", "link.yaml", "--fix", cwd=tmp_path)
     assert link.is_symlink()
     assert "--fp8-amax-history-len: 1024" in target.read_text()
+
+
+def test_wizard_key_at_accelerates_default_is_removed_not_renamed() -> None:
+    before = (
+        '{"mixed_precision": "fp8", "fp8_config": {"backend": "TE",\n'
+        ' "amax_compute_algorithm": "most_recent"}}\n'
+    )
+    assert (
+        fixed("a.json", before) == '{"mixed_precision": "fp8", "fp8_config": {"backend": "TE"}}\n'
+    )

@@ -389,8 +389,8 @@ def _fix_one(
             diff = difflib.unified_diff(
                 decoded.text.splitlines(keepends=True),
                 outcome.text.splitlines(keepends=True),
-                fromfile=f"a/{shown}",
-                tofile=f"b/{shown}",
+                fromfile=shown if os.path.isabs(shown) else f"a/{shown}",
+                tofile=shown if os.path.isabs(shown) else f"b/{shown}",
             )
             result.diffs.append("".join(_ensure_newlines(diff)))
         result.fixed.extend(outcome.fixed)

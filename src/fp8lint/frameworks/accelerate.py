@@ -39,6 +39,11 @@ WIZARD_KEYS = {
     "amax_compute_algorithm": "amax_compute_algo",
     "optimization_level": "opt_level",
 }
+WIZARD_DEFAULTS = {
+    "amax_history_len": "1024",
+    "amax_compute_algo": "most_recent",
+    "opt_level": "o2",
+}
 FORMATS = {"HYBRID": Fp8Format.HYBRID, "E4M3": Fp8Format.E4M3, "E5M2": Fp8Format.E5M2}
 # model field -> the key Accelerate reads (in `fp8_config:` or as a keyword)
 KEYS = {
@@ -74,6 +79,8 @@ def build(
     for wrong, right in WIZARD_KEYS.items():
         arg = cfg.get(wrong)
         if arg is not None:
+            # a value Accelerate would drop anyway (its own default) is not worth renaming
+            dropped = arg.known and str(arg.value).lower() == WIZARD_DEFAULTS[right]
             notes.append(
                 note(
                     "misspelled",
@@ -81,7 +88,7 @@ def build(
                     f"`{arg.key}` is written by the `accelerate config` wizard but no Accelerate "
                     f"dataclass reads it, so it has no effect; the key Accelerate reads is "
                     f"`{spell.format(key=right)}`",
-                    replacement=spell.format(key=right),
+                    replacement=None if dropped else spell.format(key=right),
                 )
             )
 
