@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from fp8lint import __version__
+from fp8lint.render import OUTPUT_FORMATS
 
 FAIL_LEVELS = ("info", "warning", "error")
 
@@ -47,7 +48,13 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="NAME=VALUE",
         help="a rule option, e.g. min-amax-history-len=32 (repeatable)",
     )
-    check.add_argument("--output-format", choices=("text", "json"), default="text")
+    check.add_argument("--output-format", choices=OUTPUT_FORMATS, default="text")
+    check.add_argument(
+        "-o",
+        "--output-file",
+        default=None,
+        help="write the report to this file instead of standard output",
+    )
     check.add_argument(
         "--fail-on",
         choices=FAIL_LEVELS,
@@ -125,7 +132,7 @@ def parse_options(pairs: Sequence[str]) -> dict[str, dict[str, Any]]:
 
 def cmd_check(args: argparse.Namespace) -> int:
     from fp8lint.engine import FixMode, RunSettings, Selection, run
-    from fp8lint.render import render_json, render_text
+    from fp8lint.render import Report, render_output
 
     settings = RunSettings(
         selection=Selection(
@@ -150,18 +157,21 @@ def cmd_check(args: argparse.Namespace) -> int:
             n = len(result.fixed)
             print(f"Would fix {n} finding{'s' if n != 1 else ''}.", file=sys.stderr)
         return 1 if result.diffs and not args.exit_zero else 0
-    if args.output_format == "json":
-        out = render_json(result.diagnostics)
-    else:
-        out = render_text(
-            result.diagnostics,
-            result.files_seen,
-            quiet=args.quiet,
-            unsafe=args.unsafe_fixes,
-            fixed=result.fixed,
-            show_fixes=args.show_fixes,
-        )
-    if out:
+    report = Report(
+        diagnostics=result.diagnostics,
+        files_seen=result.files_seen,
+        fixed=result.fixed,
+        unsafe=args.unsafe_fixes,
+        quiet=args.quiet,
+        show_fixes=args.show_fixes,
+        color=args.output_file is None and sys.stdout.isatty() and "NO_COLOR" not in os.environ,
+        rules=rule_metadata() if args.output_format in NEEDS_RULES else (),
+    )
+    out = render_output(args.output_format, report)
+    if args.output_file is not None:
+        with open(args.output_file, "w", encoding="utf-8") as fh:
+            fh.write(out)
+    elif out:
         sys.stdout.write(out)
     if args.exit_zero:
         return 0
@@ -170,6 +180,31 @@ def cmd_check(args: argparse.Namespace) -> int:
     threshold = FAIL_LEVELS.index(args.fail_on)
     failing = any(d.severity.rank >= threshold for d in result.diagnostics)
     return 1 if failing or result.fix_failures else 0
+
+
+NEEDS_RULES = ("sarif",)
+
+
+def rule_metadata() -> tuple[Any, ...]:
+    """Every rule's code, name, summary, severity and page, for formats that describe rules."""
+    from fp8lint.diagnostics import Severity
+    from fp8lint.docs import rule_page
+    from fp8lint.render import RuleMeta
+    from fp8lint.rules import all_rules
+
+    metas = [
+        RuleMeta(
+            "FP8001",
+            "parse-error",
+            "A file that cannot be read or parsed",
+            Severity.ERROR,
+            rule_page("FP8001"),
+        )
+    ]
+    metas += [
+        RuleMeta(r.code, r.name, r.summary, r.severity, rule_page(r.code)) for r in all_rules()
+    ]
+    return tuple(metas)
 
 
 def _check_selectors(selection: Any) -> None:

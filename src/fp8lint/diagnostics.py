@@ -73,6 +73,11 @@ class Diagnostic:
     related: tuple[Related, ...] = field(default=())
     headroom_binades: float | None = None
     fix: Fix | None = None
+    # the text of the finding's first line, for renderers that show source
+    source_line: str = ""
+    # a stable identity for baselines and fingerprints: the config key, flag or call the
+    # finding is about (never a line number, so moving lines does not change it)
+    key: str = ""
 
     def sort_key(self) -> tuple[str, int, int, str, str]:
         return (self.path, self.line, self.column, self.code, self.message)

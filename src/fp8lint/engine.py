@@ -276,12 +276,13 @@ def apply_rules(sites: list[Fp8Site], settings: RunSettings, file: SourceFile) -
         for index, site in enumerate(sites):
             for f in rule.check(site, options):
                 fix = plan_to_fix(file, site, index, f.fix) if f.fix is not None else None
-                out.append(_diagnostic(rule, f, fix))
+                out.append(_diagnostic(rule, f, fix, file))
     return _dedupe(out)
 
 
-def _diagnostic(rule: Rule, f: Any, fix: Fix | None) -> Diagnostic:
+def _diagnostic(rule: Rule, f: Any, fix: Fix | None, file: SourceFile) -> Diagnostic:
     span = f.span
+    line = file.line_text(span.line)
     return Diagnostic(
         code=rule.code,
         name=rule.name,
@@ -295,7 +296,15 @@ def _diagnostic(rule: Rule, f: Any, fix: Fix | None) -> Diagnostic:
         related=tuple(Related(s.path, s.line, s.column, m) for s, m in f.related),
         headroom_binades=f.headroom_binades,
         fix=fix,
+        source_line=line,
+        key=f.key or identity(line),
     )
+
+
+def identity(line: str) -> str:
+    """A finding's key from its source line: the text without comments and spacing."""
+    text = line.split(" #", 1)[0] if not line.lstrip().startswith("#") else line
+    return " ".join(text.split())
 
 
 def _dedupe(diags: list[Diagnostic]) -> list[Diagnostic]:
@@ -311,7 +320,9 @@ def _dedupe(diags: list[Diagnostic]) -> list[Diagnostic]:
 
 def _problem(path: str, message: str, line: int = 1, column: int = 1) -> Diagnostic:
     code, name = PARSE_ERROR
-    return Diagnostic(code, name, Severity.ERROR, message, path, line, column, line, column + 1)
+    return Diagnostic(
+        code, name, Severity.ERROR, message, path, line, column, line, column + 1, key=message
+    )
 
 
 def run(paths: Iterable[str], settings: RunSettings, fix: FixMode | None = None) -> RunResult:

@@ -4,9 +4,54 @@ from __future__ import annotations
 
 import json
 from collections import Counter
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from fp8lint.diagnostics import Diagnostic
+from fp8lint.diagnostics import Diagnostic, Severity
+
+OUTPUT_FORMATS = ("text", "json")
+
+
+@dataclass(frozen=True)
+class RuleMeta:
+    """What an output format may say about a rule (SARIF rules, links): plain data, so that
+    renderers never import rule classes."""
+
+    code: str
+    name: str
+    summary: str
+    severity: Severity
+    page: str  # the rule's Markdown page
+
+
+@dataclass(frozen=True)
+class Report:
+    diagnostics: list[Diagnostic]
+    files_seen: int = 0
+    fixed: list[Diagnostic] = field(default_factory=list)
+    unsafe: bool = False
+    quiet: bool = False
+    show_fixes: bool = False
+    color: bool = False
+    rules: tuple[RuleMeta, ...] = ()
+    rule_url_base: str | None = None  # e.g. https://host/docs/rules/ -> {base}FP8101
+
+
+def render_output(fmt: str, report: Report) -> str:
+    """The whole output of `fp8lint check` in format `fmt` (one of OUTPUT_FORMATS)."""
+    if fmt == "json":
+        return render_json(report.diagnostics)
+    if fmt == "text":
+        return render_text(
+            report.diagnostics,
+            report.files_seen,
+            quiet=report.quiet,
+            unsafe=report.unsafe,
+            fixed=report.fixed,
+            show_fixes=report.show_fixes,
+        )
+    raise ValueError(f"unknown output format {fmt!r}")
+
 
 if TYPE_CHECKING:
     from fp8lint.model import Fp8Site

@@ -85,6 +85,7 @@ class Finding:
     related: tuple[tuple[Span, str], ...] = ()
     headroom_binades: float | None = None
     fix: FixPlan | None = None
+    key: str = ""  # stable identity (config key / flag / call); default: the source line
 
 
 class Rule:
