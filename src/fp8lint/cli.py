@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from fp8lint import __version__
+from fp8lint.diagnostics import LocatedError
 from fp8lint.render import OUTPUT_FORMATS
 
 FAIL_LEVELS = ("info", "warning", "error")
@@ -58,8 +59,40 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument(
         "--fail-on",
         choices=FAIL_LEVELS,
-        default="warning",
-        help="lowest severity that makes the exit code 1 (default: warning)",
+        default=None,
+        help="lowest severity that makes the exit code 1 (default: `fail-on` from the "
+        "configuration, else warning)",
+    )
+    check.add_argument(
+        "--config",
+        default=None,
+        metavar="FILE",
+        help="use this configuration file for every file (paths relative to the CWD)",
+    )
+    check.add_argument(
+        "--show-settings",
+        action="store_true",
+        help="print the resolved settings for the given file and exit",
+    )
+    check.add_argument(
+        "--force-exclude",
+        action="store_true",
+        help="apply `exclude` also to files named on the command line (for pre-commit)",
+    )
+    check.add_argument(
+        "--baseline", default=None, metavar="FILE", help="report only findings not in FILE"
+    )
+    check.add_argument(
+        "--write-baseline",
+        default=None,
+        metavar="FILE",
+        help="write every current finding to FILE (then exit 0)",
+    )
+    check.add_argument(
+        "--rule-url-base",
+        default=None,
+        metavar="URL",
+        help="where rule pages are published (URL + code), for links in SARIF and Markdown",
     )
     check.add_argument(
         "--exit-zero", action="store_true", help="exit 0 even when there are findings"
@@ -93,6 +126,11 @@ def build_parser() -> argparse.ArgumentParser:
     rule = sub.add_parser("rule", help="print a rule's documentation")
     rule.add_argument("code", nargs="?", help="a rule code (FP8101) or name (zero-headroom)")
     rule.add_argument("--all", action="store_true", help="print every rule page")
+
+    review = sub.add_parser("review", help="review a GitHub pull request (comments, summary)")
+    from fp8lint.review import configure_parser
+
+    configure_parser(review)
     return parser
 
 
@@ -145,12 +183,40 @@ def cmd_check(args: argparse.Namespace) -> int:
     _check_selectors(settings.selection)
     if args.exit_zero and args.exit_non_zero_on_fix:
         raise UsageError("--exit-zero and --exit-non-zero-on-fix exclude each other")
+    from fp8lint.config import Resolver
+
+    configs = Resolver(args.config)
+    if args.show_settings:
+        return show_settings(args, configs, settings)
+    main_cfg = configs.for_path(args.paths[0] if args.paths else ".")
     mode = None
     if args.fix or args.diff:
         mode = FixMode(unsafe=args.unsafe_fixes, write=not args.diff)
-    result = run(args.paths, settings, mode)
+    result = run(args.paths, settings, mode, configs, args.force_exclude)
     for path, why in result.fix_failures:
         print(f"{path}: {why}", file=sys.stderr)
+    if args.write_baseline:
+        from fp8lint.baseline import write
+
+        n = write(args.write_baseline, result.diagnostics)
+        print(
+            f"Wrote {n} baseline entr{'y' if n == 1 else 'ies'} to {args.write_baseline}.",
+            file=sys.stderr,
+        )
+        return 0
+    if args.baseline:
+        from fp8lint.baseline import Baseline
+
+        kept, stale = Baseline.load(args.baseline).filter(result.diagnostics)
+        result.diagnostics = kept
+        if stale:
+            print(
+                f"{args.baseline}: {len(stale)} baseline entr{'y' if len(stale) == 1 else 'ies'}"
+                " no longer match a finding (fixed?); rewrite it with --write-baseline:",
+                file=sys.stderr,
+            )
+            for code, path, key in stale:
+                print(f"  {code} {path}: {key}", file=sys.stderr)
     if args.diff:
         sys.stdout.write("".join(result.diffs))
         if not args.quiet:
@@ -166,6 +232,7 @@ def cmd_check(args: argparse.Namespace) -> int:
         show_fixes=args.show_fixes,
         color=args.output_file is None and sys.stdout.isatty() and "NO_COLOR" not in os.environ,
         rules=rule_metadata() if args.output_format in NEEDS_RULES else (),
+        rule_url_base=args.rule_url_base or main_cfg.rule_url_base,
     )
     out = render_output(args.output_format, report)
     if args.output_file is not None:
@@ -177,12 +244,35 @@ def cmd_check(args: argparse.Namespace) -> int:
         return 0
     if args.exit_non_zero_on_fix and result.fixed:
         return 1
-    threshold = FAIL_LEVELS.index(args.fail_on)
+    threshold = FAIL_LEVELS.index(args.fail_on or main_cfg.fail_on or "warning")
     failing = any(d.severity.rank >= threshold for d in result.diagnostics)
     return 1 if failing or result.fix_failures else 0
 
 
 NEEDS_RULES = ("sarif",)
+
+
+def show_settings(args: argparse.Namespace, configs: Any, cli: Any) -> int:
+    """`--show-settings FILE`: the configuration that applies to FILE, after the CLI."""
+    import json
+
+    from fp8lint.engine import SettingsCache
+
+    target = args.paths[0] if args.paths else "."
+    cfg = configs.for_path(target)
+    effective = SettingsCache(cli, configs).settings(target)
+    out = cfg.settings_dict()
+    out["effective"] = {
+        "select": list(effective.selection.select)
+        if effective.selection.select is not None
+        else "(default)",
+        "extend-select": list(effective.selection.extend_select),
+        "ignore": list(effective.selection.ignore),
+        "options": effective.options,
+        "severity": {k: v.value for k, v in sorted(effective.severity.items())},
+    }
+    print(json.dumps({"file": target, **out}, indent=2))
+    return 0
 
 
 def rule_metadata() -> tuple[Any, ...]:
@@ -199,7 +289,14 @@ def rule_metadata() -> tuple[Any, ...]:
             "A file that cannot be read or parsed",
             Severity.ERROR,
             rule_page("FP8001"),
-        )
+        ),
+        RuleMeta(
+            "FP8002",
+            "unused-suppression",
+            "A suppression comment that suppresses nothing",
+            Severity.WARNING,
+            rule_page("FP8002"),
+        ),
     ]
     metas += [
         RuleMeta(r.code, r.name, r.summary, r.severity, rule_page(r.code)) for r in all_rules()
@@ -271,8 +368,14 @@ def cmd_rule(args: argparse.Namespace) -> int:
         return 0
     if not args.code:
         raise UsageError("give a rule code, or --all")
-    if args.code.upper() in ("FP8001", "PARSE-ERROR"):
-        print(rule_page("FP8001"))
+    engine_codes = {
+        "FP8001": "FP8001",
+        "PARSE-ERROR": "FP8001",
+        "FP8002": "FP8002",
+        "UNUSED-SUPPRESSION": "FP8002",
+    }
+    if args.code.upper() in engine_codes:
+        print(rule_page(engine_codes[args.code.upper()]))
         return 0
     rule = rule_by_code(args.code)
     if rule is None:
@@ -281,14 +384,23 @@ def cmd_rule(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_review(args: argparse.Namespace) -> int:
+    from fp8lint.review import main as review_main
+
+    return review_main(args)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
-    handlers = {"check": cmd_check, "show": cmd_show, "rule": cmd_rule}
+    handlers = {"check": cmd_check, "show": cmd_show, "rule": cmd_rule, "review": cmd_review}
     try:
         return handlers[args.command](args)
     except UsageError as exc:
         print(f"fp8lint: error: {exc}", file=sys.stderr)
+        return 2
+    except LocatedError as exc:  # a bad configuration or baseline file
+        print(f"fp8lint: error: {exc.message}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         return 130

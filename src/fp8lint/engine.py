@@ -10,8 +10,8 @@ from __future__ import annotations
 import codecs
 import os
 import re
-from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from fp8lint.diagnostics import (
@@ -25,6 +25,7 @@ from fp8lint.diagnostics import (
 from fp8lint.sources import source_for
 
 if TYPE_CHECKING:
+    from fp8lint.config import Resolver
     from fp8lint.model import Fp8Site
     from fp8lint.rules.base import Rule
     from fp8lint.sources.base import SourceFile
@@ -74,6 +75,7 @@ class RunSettings:
     selection: Selection = field(default_factory=Selection)
     options: dict[str, dict[str, Any]] = field(default_factory=dict)  # code -> option -> value
     max_bytes: int = DEFAULT_MAX_BYTES
+    severity: Mapping[str, Severity] = field(default_factory=dict)  # code -> overridden level
 
 
 @dataclass(frozen=True)
@@ -97,16 +99,25 @@ class RunResult:
 # --------------------------------------------------------------------------- discovery
 
 
-def discover(paths: Iterable[str]) -> Iterator[tuple[str, bool]]:
-    """(path, named explicitly) for every file to lint, in a stable order."""
+Excluder = Callable[[str, bool], bool]
+
+
+def discover(
+    paths: Iterable[str], excluded: Excluder | None = None, force_exclude: bool = False
+) -> Iterator[tuple[str, bool]]:
+    """(path, named explicitly) for every file to lint, in a stable order.  `excluded` prunes
+    configured exclusions while walking; a file named explicitly is linted anyway unless
+    `force_exclude` (what pre-commit needs, since it names every file)."""
     for root in paths:
         if os.path.isdir(root):
-            yield from _walk(root)
-        else:
+            if excluded is not None and force_exclude and excluded(root, True):
+                continue
+            yield from _walk(root, excluded)
+        elif excluded is None or not force_exclude or not excluded(root, True):
             yield root, True
 
 
-def _walk(top: str) -> Iterator[tuple[str, bool]]:
+def _walk(top: str, excluded: Excluder | None = None) -> Iterator[tuple[str, bool]]:
     ignores: list[tuple[str, Any]] = []  # (directory, PathSpec) for each .gitignore seen
     for dirpath, dirnames, filenames in os.walk(top, followlinks=False):
         ignores = [(d, s) for d, s in ignores if _is_within(dirpath, d)]
@@ -123,13 +134,15 @@ def _walk(top: str) -> Iterator[tuple[str, bool]]:
                 or os.path.exists(os.path.join(full, "pyvenv.cfg"))
             ):
                 continue
-            if _ignored(full + "/", ignores):
+            if _ignored(full + "/", ignores) or (excluded is not None and excluded(full, False)):
                 continue
             keep.append(d)
         dirnames[:] = keep
         for name in sorted(filenames):
             full = os.path.join(dirpath, name)
             if name.startswith(".") or source_for(name) is None or _ignored(full, ignores):
+                continue
+            if excluded is not None and excluded(full, False):
                 continue
             yield full, False
 
@@ -257,7 +270,15 @@ def lint_text(
         return [_problem(path, exc.message, exc.line, exc.column)], []
     except RecursionError:
         return [_problem(path, "nesting too deep to read")], []
-    return apply_rules(sites, settings, file), sites
+    from fp8lint import suppress
+
+    diags = suppress.apply(file, apply_rules(sites, settings, file), settings.selection, kind)
+    if settings.severity:
+        diags = [
+            replace(d, severity=settings.severity[d.code]) if d.code in settings.severity else d
+            for d in diags
+        ]
+    return diags, sites
 
 
 def apply_rules(sites: list[Fp8Site], settings: RunSettings, file: SourceFile) -> list[Diagnostic]:
@@ -325,10 +346,20 @@ def _problem(path: str, message: str, line: int = 1, column: int = 1) -> Diagnos
     )
 
 
-def run(paths: Iterable[str], settings: RunSettings, fix: FixMode | None = None) -> RunResult:
+def run(
+    paths: Iterable[str],
+    cli: RunSettings,
+    fix: FixMode | None = None,
+    configs: Resolver | None = None,
+    force_exclude: bool = False,
+) -> RunResult:
+    """Lint (or fix) every file under `paths`.  `cli` holds what the command line said; each
+    file's settings are its closest configuration file's, with the command line on top."""
     result = RunResult()
-    parse_enabled = settings.selection.enabled(PARSE_ERROR[0], PARSE_ERROR[1], True)
-    for path, explicit in discover(paths):
+    per_file = SettingsCache(cli, configs)
+    for path, explicit in discover(paths, per_file.excluded if configs else None, force_exclude):
+        settings = per_file.settings(path)
+        parse_enabled = settings.selection.enabled(PARSE_ERROR[0], PARSE_ERROR[1], True)
         shown = display_path(path)
         kind = source_for(path)
         if kind is None:
@@ -370,6 +401,58 @@ def run(paths: Iterable[str], settings: RunSettings, fix: FixMode | None = None)
         result.diagnostics.extend(d for d in diags if d.code != PARSE_ERROR[0] or parse_enabled)
     result.diagnostics.sort(key=Diagnostic.sort_key)
     return result
+
+
+class SettingsCache:
+    """Per-file settings: configuration (closest file) merged with the command line."""
+
+    def __init__(self, cli: RunSettings, configs: Resolver | None) -> None:
+        self.cli = cli
+        self.configs = configs
+        self._cache: dict[tuple[int, tuple[str, ...]], RunSettings] = {}
+
+    def excluded(self, path: str, explicit: bool) -> bool:
+        from fp8lint.config import matches
+
+        assert self.configs is not None
+        cfg = self.configs.for_path(path)
+        return matches(cfg.exclude + cfg.extend_exclude, path, cfg.root)
+
+    def _selection(self, cfg: Any, ignored: tuple[str, ...]) -> Selection:
+        """Layers as in ruff: a `select` on the command line starts the set afresh, so the
+        file's select/extend-select/ignore drop out; per-file ignores always apply."""
+        cli = self.cli.selection
+        if cli.select is not None:
+            return Selection(cli.select, cli.extend_select, cli.ignore + ignored)
+        return Selection(
+            cfg.select, cfg.extend_select + cli.extend_select, cfg.ignore + ignored + cli.ignore
+        )
+
+    def settings(self, path: str) -> RunSettings:
+        if self.configs is None:
+            return self.cli
+        from fp8lint.config import matches
+
+        cfg = self.configs.for_path(path)
+        ignored = tuple(
+            code
+            for pattern, codes in cfg.per_file_ignores
+            if matches((pattern,), path, cfg.root)
+            for code in codes
+        )
+        key = (id(cfg), ignored)
+        if key not in self._cache:
+            cli = self.cli
+            options = {c: dict(o) for c, o in cfg.options.items()}
+            for code, values in cli.options.items():
+                options.setdefault(code, {}).update(values)
+            self._cache[key] = RunSettings(
+                selection=self._selection(cfg, ignored),
+                options=options,
+                max_bytes=cli.max_bytes,
+                severity={**cfg.severity, **cli.severity},
+            )
+        return self._cache[key]
 
 
 def _fix_one(
