@@ -34,7 +34,7 @@ def test_no_warning_or_error_on_nvidia_published_files(corpus: Path) -> None:
 def test_every_data_file_is_read(corpus: Path) -> None:
     r = run_cli("check", str(corpus), "--exit-zero")
     last = next(line for line in r.stdout.splitlines() if line.startswith("Found "))
-    yaml_json = [p for p in corpus.rglob("*") if p.suffix in (".yaml", ".yml", ".json")]
+    yaml_json = [p for p in corpus.rglob("*") if p.suffix in (".yaml", ".yml", ".json", ".toml")]
     assert f"in {len(yaml_json)} files checked" in last
 
 

@@ -30,8 +30,8 @@ if TYPE_CHECKING:
     from fp8lint.rules.base import Rule
     from fp8lint.sources.base import SourceFile
 
-PREFILTER = re.compile(rb"(?i)fp8|float8|msamp|delayedscaling|nvfp4")
-PREFILTER_TEXT = re.compile(r"(?i)fp8|float8|msamp|delayedscaling|nvfp4")
+PREFILTER = re.compile(rb'(?i)fp8|float8|msamp|delayedscaling|nvfp4|"mx"')
+PREFILTER_TEXT = re.compile(r'(?i)fp8|float8|msamp|delayedscaling|nvfp4|"mx"')
 SKIP_DIRS = frozenset({"node_modules", "__pycache__", "site-packages", "venv", "env"})
 DEFAULT_MAX_BYTES = 16 * 1024 * 1024
 _BOMS = (  # longest first: the UTF-32 LE mark starts with the UTF-16 LE one
@@ -242,6 +242,14 @@ def parse_file(file: SourceFile, kind: str) -> list[Fp8Site]:
         from fp8lint.sources.structured import parse_json
 
         return parse_json(file)
+    if kind == "toml":
+        from fp8lint.sources.toml_source import parse_toml
+
+        return parse_toml(file)
+    if kind == "shell":
+        from fp8lint.sources.shell_source import parse_shell
+
+        return parse_shell(file)
     from fp8lint.sources.python_source import parse_python
 
     return parse_python(file)
@@ -297,7 +305,12 @@ def apply_rules(sites: list[Fp8Site], settings: RunSettings, file: SourceFile) -
         for index, site in enumerate(sites):
             for f in rule.check(site, options):
                 fix = plan_to_fix(file, site, index, f.fix) if f.fix is not None else None
-                out.append(_diagnostic(rule, f, fix, file))
+                d = _diagnostic(rule, f, fix, file)
+                if len(site.layers) > 1:
+                    d = replace(
+                        d, message=f"{d.message} [effective config: {' > '.join(site.layers)}]"
+                    )
+                out.append(d)
     return _dedupe(out)
 
 
@@ -399,7 +412,16 @@ def run(
                 )
             ]
         result.diagnostics.extend(d for d in diags if d.code != PARSE_ERROR[0] or parse_enabled)
-    result.diagnostics.sort(key=Diagnostic.sort_key)
+    # a finding about a value in file A can come from linting A and from a script that
+    # merges A: report it once
+    seen: set[tuple[str, str, int, int]] = set()
+    unique = []
+    for d in sorted(result.diagnostics, key=lambda d: (len(d.message), d.sort_key())):
+        ident = (d.code, d.path, d.line, d.column)
+        if ident not in seen:
+            seen.add(ident)
+            unique.append(d)
+    result.diagnostics = sorted(unique, key=Diagnostic.sort_key)
     return result
 
 

@@ -65,6 +65,8 @@ def _index(file: SourceFile, line: int, column: int) -> int:
 
 
 def _span_range(file: SourceFile, span: Span) -> tuple[int, int]:
+    if span.path != file.path:
+        raise CannotFix(f"the value is written in {span.path}")
     return _index(file, span.line, span.column), _index(file, span.end_line, span.end_column)
 
 
@@ -132,6 +134,8 @@ def _insertion(file: SourceFile, edit: EditInfo, key: str, value: str) -> tuple[
         entry = f"{json.dumps(key)}: {value}"
     elif edit.syntax == "python":
         entry = f"{key}={value}"
+    elif edit.syntax == "shell":
+        entry = f"{key} {value}"
     else:
         entry = f"{key}: {value}"
     if edit.insert_after is None:
@@ -144,6 +148,8 @@ def _insertion(file: SourceFile, edit: EditInfo, key: str, value: str) -> tuple[
         if next_line is None:
             return len(file.text), f"{nl}{edit.indent}{entry}"
         return next_line, f"{edit.indent}{entry}{nl}"
+    if edit.syntax == "shell":
+        return end, f" {entry}"
     if edit.flow:
         return end, f", {entry}"
     return end, f",{nl}{edit.indent}{entry}"
@@ -157,6 +163,10 @@ def _removal(file: SourceFile, edit: EditInfo, span: Span) -> tuple[int, int]:
     _, next_line = _line_bounds(file, end)
     eol = len(text) if next_line is None else next_line
     alone = text[line_start:start].strip() == ""
+    if edit.syntax == "shell":
+        while start > line_start and text[start - 1] in " \t":
+            start -= 1
+        return start, end
     if edit.syntax == "yaml" and not edit.flow:
         rest = text[end:eol].strip()
         if alone and (rest == "" or rest.startswith("#")):

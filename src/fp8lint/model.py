@@ -198,7 +198,7 @@ class EditInfo(BaseModel):
 
     model_config = ConfigDict(frozen=True)
 
-    syntax: Literal["yaml", "json", "python"]
+    syntax: Literal["yaml", "json", "python", "shell"]
     flow: bool = False
     insert_after: Span | None = None
     insert_into: Span | None = None
@@ -237,6 +237,12 @@ class Fp8Site(BaseModel):
     fp8_dpa: Setting[bool] = Field(default_factory=Setting[bool])
     fp8_mha: Setting[bool] = Field(default_factory=Setting[bool])
     fp4: Setting[str] = Field(default_factory=Setting[str])
+    # which modules run in FP8 (torchao/torchtitan filters; Megatron keeps the head in BF16)
+    output_head_fp8: Setting[bool] = Field(default_factory=Setting[bool])
+    router_fp8: Setting[bool] = Field(default_factory=Setting[bool])
+    # activation recompute: "full" / "selective" / None, and Megatron's EP all-to-all overlap
+    recompute_granularity: Setting[str] = Field(default_factory=Setting[str])
+    moe_a2a_overlap: Setting[bool] = Field(default_factory=Setting[bool])
     quantizer_factory: Setting[str] = Field(default_factory=Setting[str])
     # topology
     tensor_parallel: Setting[int] = Field(default_factory=Setting[int])
@@ -261,6 +267,8 @@ class Fp8Site(BaseModel):
     # values a source could not read as the type the field needs (for FP8401)
     invalid: list[SourceNote] = Field(default_factory=list)
     edit: EditInfo | None = None
+    # the files (and script lines) an effective configuration was merged from, base first
+    layers: list[str] = Field(default_factory=list)
 
     @property
     def is_on(self) -> bool:

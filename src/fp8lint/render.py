@@ -674,8 +674,11 @@ def render_sites(path: str, sites: list[Fp8Site]) -> str:
     for i, site in enumerate(sites, 1):
         s = site.span
         out.append(
-            f"{path}:{s.line}:{s.column}: site {i}: {site.kind} ({FRAMEWORK_LABEL[site.framework]})"
+            f"{s.path}:{s.line}:{s.column}: site {i}: {site.kind} "
+            f"({FRAMEWORK_LABEL[site.framework]})"
         )
+        if len(site.layers) > 1:
+            out.append(f"    layers (base first): {' > '.join(site.layers)}")
         for name in SETTING_FIELDS:
             setting = getattr(site, name)
             if not setting.known and setting.span is None and not setting.key:
@@ -683,7 +686,9 @@ def render_sites(path: str, sites: list[Fp8Site]) -> str:
             value = setting.value
             shown = getattr(value, "value", value) if setting.known else "unknown"
             if setting.provenance == "written" and setting.span is not None:
-                origin = f"written at {setting.span.line}:{setting.span.column} `{setting.key}`"
+                sp = setting.span
+                where = f"{sp.path}:" if sp.path != path else ""
+                origin = f"written at {where}{sp.line}:{sp.column} `{setting.key}`"
             elif setting.provenance == "default":
                 origin = f"default of {setting.default_of or 'the framework'}"
             elif setting.provenance == "preset":

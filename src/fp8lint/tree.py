@@ -26,11 +26,14 @@ Kind = Literal["map", "seq", "scalar", "alias"]
 
 @dataclass(frozen=True, slots=True)
 class Pos:
-    """0-based line and column, and a character index into the decoded text."""
+    """0-based line and column, and a character index into the decoded text.  `origin` names
+    the file the position belongs to when a tree mixes files (an effective config merged
+    from a YAML file, its `defaults:` parents and a script's overrides)."""
 
     line: int
     column: int
     index: int
+    origin: Any = field(default=None, compare=False)
 
 
 @dataclass(slots=True)
@@ -120,7 +123,7 @@ class TreeError(LocatedError):
 # ---------------------------------------------------------------------------------- YAML
 
 
-def load_yaml(text: str) -> list[Document]:
+def load_yaml(text: str, origin: Any = None) -> list[Document]:
     """Every document of a YAML stream, as position-keeping trees."""
     import yaml
     from yaml import events as ev
@@ -135,8 +138,8 @@ def load_yaml(text: str) -> list[Document]:
 
     def pos(mark: Any) -> Pos:
         if mark is None:
-            return Pos(0, 0, 0)
-        return Pos(mark.line, mark.column, mark.index)
+            return Pos(0, 0, 0, origin)
+        return Pos(mark.line, mark.column, mark.index, origin)
 
     def attach(node: Node) -> None:
         nonlocal doc

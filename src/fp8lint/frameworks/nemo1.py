@@ -34,7 +34,11 @@ _REDUCE_AMAX_IGNORED = (
     "not a TransformerConfig field, and Megatron always reduces amax (TE's `reduce_amax=True`) "
     "over its amax-reduction group"
 )
-_RENAMES = {"encoder_seq_length": "seq_length", "fp8_params": "fp8_param_gather"}
+_RENAMES = {
+    "encoder_seq_length": "seq_length",
+    "fp8_params": "fp8_param_gather",
+    "activations_checkpoint_granularity": "recompute_granularity",
+}
 
 
 def from_tree(file: SourceFile, doc: Document) -> list[Fp8Site]:

@@ -111,6 +111,7 @@ BOOL_FIELDS: dict[str, str] = {
     "fp8_param_gather": "fp8_param_gather",
     "sequence_parallel": "sequence_parallel",
     "reduce_amax": "reduce_amax",
+    "moe_a2a_overlap": "overlap_moe_expert_parallel_comm",
 }
 # fields that only matter for FP8 itself; topology and shape are always read
 FP8_FIELDS = frozenset(
@@ -293,7 +294,11 @@ def build_site(
             values[model_name] = written(arg, flag)
 
     # -- strings ---------------------------------------------------------------------------
-    for model_name, cfg_name in (("fp4", "fp4"), ("quantizer_factory", "fp8_quantizer_factory")):
+    for model_name, cfg_name in (
+        ("fp4", "fp4"),
+        ("quantizer_factory", "fp8_quantizer_factory"),
+        ("recompute_granularity", "recompute_granularity"),
+    ):
         arg = fields.get(cfg_name)
         if arg is not None and (arg.value is not None or not arg.known):
             values[model_name] = written(arg, None if arg.value is None else str(arg.value))

@@ -10,6 +10,11 @@ SOURCES: dict[str, str] = {
     ".yml": "yaml",
     ".json": "json",
     ".py": "python",
+    ".toml": "toml",
+    ".sh": "shell",
+    ".bash": "shell",
+    ".slurm": "shell",
+    ".sbatch": "shell",
 }
 
 

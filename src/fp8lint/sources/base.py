@@ -46,6 +46,9 @@ class SourceFile:
         return Pos(line, index - starts[line], index)
 
     def span(self, start: Pos, end: Pos) -> Span:
+        owner = start.origin
+        if owner is not None and owner is not self and isinstance(owner, SourceFile):
+            return owner.span(start, end)  # a node merged in from another file
         return Span(
             path=self.path,
             line=start.line + 1,

@@ -25,7 +25,7 @@ RECOGNIZERS: tuple[Recognizer, ...] = (
 )
 
 
-def _sites(file: SourceFile, docs: list[Document]) -> list[Fp8Site]:
+def sites_of(file: SourceFile, docs: list[Document]) -> list[Fp8Site]:
     sites: list[Fp8Site] = []
     for doc in docs:
         for recognize in RECOGNIZERS:
@@ -37,11 +37,22 @@ def _sites(file: SourceFile, docs: list[Document]) -> list[Fp8Site]:
 
 
 def parse_yaml(file: SourceFile) -> list[Fp8Site]:
+    """Each document, merged over the parents its `defaults:` names (see `hydra`)."""
+    from fp8lint.sources.hydra import effective_root
+
     try:
         docs = load_yaml(file.text)
     except TreeError as exc:
         raise ParseError(exc.message, exc.line, exc.column) from None
-    return _sites(file, docs)
+    sites: list[Fp8Site] = []
+    for doc in docs:
+        root, layers = effective_root(file, doc)
+        if len(layers) == 1:
+            sites.extend(sites_of(file, [doc]))
+            continue
+        merged = Document(root=root, index=doc.index, start=doc.start, syntax=doc.syntax)
+        sites.extend(s.model_copy(update={"layers": layers}) for s in sites_of(file, [merged]))
+    return sites
 
 
 def parse_json(file: SourceFile) -> list[Fp8Site]:
@@ -49,4 +60,4 @@ def parse_json(file: SourceFile) -> list[Fp8Site]:
         docs = load_json(file.text)
     except TreeError as exc:
         raise ParseError(exc.message, exc.line, exc.column) from None
-    return _sites(file, docs)
+    return sites_of(file, docs)
