@@ -39,6 +39,7 @@ class Fp8OutputHead(Rule):
                 "scaling: one scale for the whole logits GEMM, whose inputs carry the "
                 "model's largest outliers. Accelerate skips the first and last linear layers "
                 '"for stability reasons", torchao\'s example filters the last module, and '
-                'Megatron keeps the head in BF16 unless MXFP8. Add "output" to filter_fqns'
+                'Megatron keeps the head in BF16 unless MXFP8. Exclude it: add "output" to '
+                "torchtitan's filter_fqns, or return False for it in torchao's module_filter_fn"
             ),
         )

@@ -37,6 +37,7 @@ class Fp8MoeRouter(Rule):
                 f"the MoE router gate is converted to FP8 ({explain(router)}): routing "
                 "decisions come from small logit differences that FP8 rounding flips, and "
                 "DeepSeek-V3 keeps its gating in higher precision (torchtitan's own MoE "
-                'configs filter it). Add "router.gate" to filter_fqns'
+                'configs filter it). Exclude it: add "router.gate" to torchtitan\'s '
+                "filter_fqns, or return False for it in torchao's module_filter_fn"
             ),
         )

@@ -1,6 +1,7 @@
 """Python recipe code, read with libcst: Transformer Engine recipes and the autocast that uses
 them, NeMo 2 `MegatronMixedPrecision` and its presets, Megatron-Bridge `MixedPrecisionConfig`
-and its registered names, `MegatronStrategy` topology, and Accelerate's FP8 handlers.
+and its registered names, `MegatronStrategy` topology, Accelerate's FP8 handlers, and
+torchao's `convert_to_float8_training`.
 
 The file is parsed, never imported or run.  A value is read only when it is a literal, or a
 name (or `obj.attr`) that is bound exactly once, in a scope the use can see, to a literal;
@@ -8,7 +9,7 @@ anything else is an unknown setting with a note saying why.  libcst is imported 
 `parse_python`, so importing this module costs nothing.
 
 Names, fields and defaults: ../shared/reference/fp8-config-surface.md §1 (TE), §3.2/§3.3
-(NeMo 2, Megatron-Bridge), §4.1 (Accelerate).
+(NeMo 2, Megatron-Bridge), §4.1 (Accelerate), §6.1 (torchao).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from fp8lint.frameworks import accelerate
+from fp8lint.frameworks.torchtitan import RECIPES as TORCHAO_RECIPES
 from fp8lint.frameworks.transformer_config import (
     BRIDGE_DEFAULTS,
     MODEL_TO_CONFIG,
@@ -224,6 +226,26 @@ _PRESET_MODEL_FIELDS: dict[str, tuple[str, ...]] = {
     "num_layers_at_start_in_bf16": ("num_layers_at_start_in_bf16",),
     "num_layers_at_end_in_bf16": ("num_layers_at_end_in_bf16",),
 }
+
+# -- torchao float8 training ----------------------------------------------------------------
+# `convert_to_float8_training(module, *, module_filter_fn=None, config=None)` swaps every
+# `nn.Linear` the filter accepts (all of them without one) for `Float8Linear`; `config=None`
+# is `Float8LinearConfig()`, whose cast configs are dynamic tensorwise (E4M3 forward, E5M2
+# gradients).  `Float8LinearConfig.from_recipe_name` names the other recipes (§6.1).
+TORCHAO = "torchao"
+TORCHAO_CONVERT = "convert_to_float8_training"
+TORCHAO_CONFIG = "Float8LinearConfig"
+TORCHAO_RECIPE_ENUM = "Float8LinearRecipeName"
+# the names torchao 0.9 gave the pre-0.9 recipes
+TORCHAO_RENAMED = {
+    "all_tensorwise": "tensorwise",
+    "all_axiswise": "rowwise",
+    "lw_axiswise_with_gw_hp": "rowwise_with_gw_hp",
+}
+# a filter string naming the output head (`fqn != "output"`, `"lm_head" not in fqn`)
+HEAD_NAMES = frozenset({"output", "lm_head", "head"})
+_NO_FILTER = "torchao converts every nn.Linear when no module_filter_fn is given"
+_UNREADABLE_FILTER = "module_filter_fn is not a filter fp8lint can read"
 
 _MAX_FOLLOW = 8  # how many `a = b` links a value is followed through
 _LONE_CR = re.compile(r"\r(?!\n)")
@@ -430,6 +452,30 @@ def _canonical_text(value: Any) -> str:
     return " ".join(repr(value).split()).lower()
 
 
+def _names_head(text: str) -> bool:
+    """A filter string naming the output head: `output`, `lm_head`, `model.lm_head`."""
+    name = text.strip().strip(".")
+    return name in HEAD_NAMES or name.rsplit(".", 1)[-1] in HEAD_NAMES
+
+
+def _names_router(text: str) -> bool:
+    """A filter string naming an MoE router: `router`, `router.gate`, `mlp.gate`."""
+    lowered = text.strip().lower()
+    return "router" in lowered or "gate" in lowered.split(".")
+
+
+_WORD_SPLIT = re.compile(r"[^a-z0-9_]+")
+
+
+def _moe_word(text: str) -> bool:
+    """A name or module path of a mixture-of-experts model.  `gate` counts only as a whole
+    part (`mlp.gate`, `self.gate`), not inside `gate_proj` (dense SwiGLU) or `aggregate`."""
+    return any(
+        "router" in part or "moe" in part or "expert" in part or part == "gate"
+        for part in _WORD_SPLIT.split(text.lower())
+    )
+
+
 class _Reader:
     """One parsed file: the bindings, calls and strings it holds, then the sites they make."""
 
@@ -448,6 +494,7 @@ class _Reader:
         self.attr_bindings: dict[str, list[_Binding]] = {}  # `self.recipe` etc., file-wide
         self.assigned_to: dict[int, tuple[str, _Scope]] = {}  # id(call) -> (target, scope)
         self.skip_strings: set[int] = set()
+        self._moe: bool | None = None  # whether the file mentions an MoE model (torchao)
         text = file.text
         self._bom = 1 if text.startswith("\ufeff") else 0
         if "\r" in text and _LONE_CR.search(text):
@@ -672,6 +719,13 @@ class _Reader:
         self, node: cst.CSTNode, scope: _Scope
     ) -> tuple[cst.CSTNode, tuple[cst.CSTNode, ...], str | None]:
         """Follow a name bound exactly once; (final expression, values passed, why it stopped)."""
+        final, via, why, _scope = self.follow(node, scope)
+        return final, via, why
+
+    def follow(
+        self, node: cst.CSTNode, scope: _Scope
+    ) -> tuple[cst.CSTNode, tuple[cst.CSTNode, ...], str | None, _Scope]:
+        """`resolve`, plus the scope the final expression was written in."""
         import libcst as cst
 
         via: list[cst.CSTNode] = []
@@ -683,7 +737,7 @@ class _Reader:
             bound = self._bindings_of(node, scope)
             shown = _short(self.text(node))
             if not bound:
-                return node, tuple(via), None
+                return node, tuple(via), None, scope
             if len(bound) > 1:
                 return (
                     node,
@@ -692,13 +746,14 @@ class _Reader:
                         f"`{shown}` is not a literal fp8lint can read (it is assigned "
                         f"{len(bound)} times)"
                     ),
+                    scope,
                 )
             value = bound[0].value
             if value is None or isinstance(value, (cst.FunctionDef, cst.ClassDef)):
-                return (value or node), tuple(via), None
+                return (value or node), tuple(via), None, bound[0].scope
             via.append(value)
             node, scope = value, bound[0].scope
-        return node, tuple(via), None
+        return node, tuple(via), None, scope
 
     def literal(self, node: cst.CSTNode) -> tuple[bool, Any]:
         """(True, value) for a literal: numbers, strings, True/False/None, tuples of them."""
@@ -862,8 +917,15 @@ class _Reader:
                 starred = not original and any(_TE_MODULE.search(m) for m in self.star_modules)
                 if not (imported or starred):
                     return None
+            elif real == TORCHAO_CONVERT:
+                imported = bool(original) and TORCHAO in module
+                starred = not original and any(TORCHAO in m for m in self.star_modules)
+                if not (imported or starred):
+                    return None
             name = real
-        if name in CLASSES or name in AUTOCASTS or name in PRESETS:
+        elif name == TORCHAO_CONVERT and name in self.local_defs and TORCHAO not in origin:
+            return None  # `self.convert_to_float8_training(...)`: the file's own method
+        if name in CLASSES or name in AUTOCASTS or name in PRESETS or name == TORCHAO_CONVERT:
             return _Target(name, callee, origin)
         return None
 
@@ -898,6 +960,8 @@ class _Reader:
                 )
             elif tgt.name in ACCELERATE_CLASSES:
                 out.append(self._accelerate_site(call, scope, tgt))
+            elif tgt.name == TORCHAO_CONVERT:
+                out.append(self._torchao_site(call, scope))
         for node, _scope in self.strings:
             ok, value = self.literal(node)
             if not ok or not isinstance(value, str):
@@ -1279,3 +1343,261 @@ class _Reader:
             enabled,
             edit=self.edit_info(call, accelerate.KEYS),
         )
+
+    # -- torchao float8 training -------------------------------------------------------------
+    def _torchao_site(self, call: cst.Call, scope: _Scope) -> Fp8Site:
+        call_span = self.span(call)
+        keyed = {a.keyword.value: a for a in call.args if a.keyword is not None and not a.star}
+        splat = next((a for a in call.args if a.star == "**"), None)
+        invalid: list[SourceNote] = []
+        values: dict[str, Setting[Any]] = {
+            "enabled": Setting[bool](
+                value=True, known=True, provenance="derived", key=TORCHAO_CONVERT, span=call_span
+            ),
+        }
+        recipe = self._torchao_recipe(call_span, keyed.get("config"), splat, scope, invalid)
+        values["recipe"] = recipe
+        if recipe.known and isinstance(recipe.value, Recipe):
+            tensorwise = recipe.value is Recipe.TENSORWISE
+            values["fmt"] = default(
+                Fp8Format.HYBRID if tensorwise else Fp8Format.E4M3,
+                TORCHAO,
+                recipe.key,
+                recipe.span,
+                "tensorwise casts gradients to E5M2 (E4M3 forward)"
+                if tensorwise
+                else f"{recipe.value.value} casts every operand to E4M3, gradients included",
+            )
+        head, router = self._torchao_filter(call_span, keyed.get("module_filter_fn"), splat, scope)
+        values["output_head_fp8"] = head
+        if self._mentions_moe():
+            values["router_fp8"] = router
+        return Fp8Site(
+            path=self.file.path,
+            framework=Framework.TORCHAO,
+            kind=f"torchao {TORCHAO_CONVERT}(...)",
+            span=call_span,
+            invalid=invalid,
+            **values,
+        )
+
+    def _unknown_at(
+        self, arg: cst.Arg, key: str, note: str, via: tuple[Span, ...] = ()
+    ) -> Setting[Any]:
+        return Setting[Any](
+            known=False,
+            provenance="written",
+            span=self.span(arg.value),
+            key=key,
+            raw=self.text(arg.value),
+            note=note,
+            via=via,
+            entry=self.span(arg),
+        )
+
+    def _torchao_recipe(
+        self,
+        call_span: Span,
+        arg: cst.Arg | None,
+        splat: cst.Arg | None,
+        scope: _Scope,
+        invalid: list[SourceNote],
+    ) -> Setting[Any]:
+        """The recipe of `config=`: absent or None is `Float8LinearConfig()`, tensorwise."""
+        import libcst as cst
+
+        if arg is None:
+            if splat is not None:
+                shown = _short(self.text(splat.value))
+                return self._unknown_at(splat, "config", f"`config` may come from `**{shown}`")
+            return default(
+                Recipe.TENSORWISE,
+                TORCHAO,
+                "config",
+                call_span,
+                "no `config` given: torchao uses Float8LinearConfig(), which is tensorwise",
+            )
+        final, via_nodes, why, where = self.follow(arg.value, scope)
+        via = tuple(self.span(v) for v in via_nodes)
+        ok, value = self.literal(final)
+        if ok and value is None:
+            return default(
+                Recipe.TENSORWISE,
+                TORCHAO,
+                "config",
+                self.span(arg.value),
+                "`config=None`: torchao uses Float8LinearConfig(), which is tensorwise",
+            )
+        if isinstance(final, cst.Call):
+            parts = _dotted(final.func) or []
+            if parts and parts[0] not in self.local_defs:
+                if parts[-1] == TORCHAO_CONFIG:
+                    return self._torchao_config(arg, final, via)
+                if parts[-2:] == [TORCHAO_CONFIG, "from_recipe_name"]:
+                    return self._torchao_recipe_name(arg, final, where, via, invalid)
+        shown = _short(self.text(arg.value))
+        return self._unknown_at(
+            arg, "config", why or f"`{shown}` is not a Float8LinearConfig fp8lint can read", via
+        )
+
+    def _torchao_config(self, arg: cst.Arg, call: cst.Call, via: tuple[Span, ...]) -> Setting[Any]:
+        """`Float8LinearConfig(...)`: tensorwise unless it sets cast configs (or may)."""
+        casts = [
+            a
+            for a in call.args
+            if a.star or a.keyword is None or a.keyword.value.startswith("cast_config")
+        ]
+        set_later = [n for n, _ in self.overrides(call) if n.startswith("cast_config")]
+        if casts or set_later:
+            return self._unknown_at(
+                arg,
+                "config",
+                "this Float8LinearConfig sets its own cast configs; fp8lint reads only the "
+                "default config and from_recipe_name(...)",
+                via,
+            )
+        return Setting[Any](
+            value=Recipe.TENSORWISE,
+            known=True,
+            provenance="default",
+            span=self.span(call),
+            key="config",
+            default_of=TORCHAO,
+            note="Float8LinearConfig() without cast configs is tensorwise",
+            via=via,
+        )
+
+    def _torchao_recipe_name(
+        self,
+        arg: cst.Arg,
+        call: cst.Call,
+        scope: _Scope,
+        via: tuple[Span, ...],
+        invalid: list[SourceNote],
+    ) -> Setting[Any]:
+        """`Float8LinearConfig.from_recipe_name("rowwise")` (or a `Float8LinearRecipeName`)."""
+        given = next((a for a in call.args if a.keyword is None and not a.star), None) or next(
+            (a for a in call.args if a.keyword is not None and a.keyword.value == "recipe_name"),
+            None,
+        )
+        if given is None:
+            return self._unknown_at(arg, "config", "from_recipe_name() names no recipe", via)
+        val = self.value_of("recipe_name", given, given.value, scope)
+        name_arg = replace(val.arg, via=via + val.arg.via)
+        parts = _dotted(val.node)
+        name: str | None = None
+        if parts is not None and len(parts) >= 2 and parts[-2] == TORCHAO_RECIPE_ENUM:
+            name = parts[-1].lower()
+            name_arg = replace(name_arg, known=True, value=name, note=None)
+        elif name_arg.known and isinstance(name_arg.value, str):
+            name = name_arg.value
+        elif not name_arg.known:
+            return written(name_arg, None)
+        if name is None or name not in TORCHAO_RECIPES:
+            invalid.append(
+                invalid_note(name_arg, "expected tensorwise, rowwise or rowwise_with_gw_hp")
+            )
+            return self._unreadable(name_arg)
+        renamed = TORCHAO_RENAMED.get(name)
+        note = f"`{name}` is the pre-0.9 name of `{renamed}`" if renamed else None
+        return written(name_arg, TORCHAO_RECIPES[name], note)
+
+    def _torchao_filter(
+        self, call_span: Span, arg: cst.Arg | None, splat: cst.Arg | None, scope: _Scope
+    ) -> tuple[Setting[Any], Setting[Any]]:
+        """Whether `module_filter_fn` leaves the output head, and the MoE router, in FP8."""
+        key = "module_filter_fn"
+        no_router = "nothing filters the MoE router gate when no module_filter_fn is given"
+        if arg is None and splat is not None:
+            shown = _short(self.text(splat.value))
+            unknown = self._unknown_at(splat, key, f"`{key}` may come from `**{shown}`")
+            return unknown, unknown
+        if arg is None:
+            return (
+                default(True, TORCHAO, key, call_span, _NO_FILTER),
+                default(True, TORCHAO, key, call_span, no_router),
+            )
+        final, via_nodes, _why, _where = self.follow(arg.value, scope)
+        via = tuple(self.span(v) for v in via_nodes)
+        ok, value = self.literal(final)
+        if ok and value is None:
+            span = self.span(arg.value)
+            return (
+                default(True, TORCHAO, key, span, _NO_FILTER),
+                default(True, TORCHAO, key, span, no_router),
+            )
+        strings = self._filter_strings(final)
+        if strings is None:
+            unknown = self._unknown_at(arg, key, _UNREADABLE_FILTER, via)
+            return unknown, unknown
+
+        def found(value: bool, note: str) -> Setting[Any]:
+            return Setting[Any](
+                value=value,
+                known=True,
+                provenance="written",
+                span=self.span(arg.value),
+                key=key,
+                raw=self.text(arg.value),
+                note=note,
+                via=via,
+                entry=self.span(arg),
+            )
+
+        heads = sorted({s for s in strings if _names_head(s)})
+        head = (
+            found(False, "the filter names " + ", ".join(f'"{s}"' for s in heads))
+            if heads
+            else self._unknown_at(arg, key, _UNREADABLE_FILTER, via)
+        )
+        routers = sorted({s for s in strings if _names_router(s)})
+        router = (
+            found(False, "the filter names " + ", ".join(f'"{s}"' for s in routers))
+            if routers
+            else found(True, "the filter names no router or gate module")
+        )
+        return head, router
+
+    def _filter_strings(self, node: cst.CSTNode) -> list[str] | None:
+        """The string literals of a lambda or `def` filter; None for any other callable."""
+        import libcst as cst
+
+        if not isinstance(node, (cst.Lambda, cst.FunctionDef)):
+            return None
+        out: list[str] = []
+        stack: list[cst.CSTNode] = [node.body]
+        while stack:
+            current = stack.pop()
+            if isinstance(current, (cst.SimpleString, cst.ConcatenatedString)):
+                ok, value = self.literal(current)
+                if ok and isinstance(value, str):
+                    out.append(value)
+                continue
+            stack.extend(current.children)
+        return out
+
+    def _mentions_moe(self) -> bool:
+        """Whether a name, or a string without spaces (a module path, not prose), in the file
+        names a mixture-of-experts part: router, gate, moe, experts."""
+        import libcst as cst
+
+        if self._moe is not None:
+            return self._moe
+        self._moe = False
+        stack: list[cst.CSTNode] = [self.module]
+        while stack:
+            node = stack.pop()
+            if isinstance(node, cst.Name):
+                if _moe_word(node.value):
+                    self._moe = True
+                    break
+                continue
+            if isinstance(node, (cst.SimpleString, cst.ConcatenatedString)):
+                ok, value = self.literal(node)
+                if ok and isinstance(value, str) and value.split() == [value]:
+                    if _moe_word(value):
+                        self._moe = True
+                        break
+                continue
+            stack.extend(node.children)
+        return self._moe
