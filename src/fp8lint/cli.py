@@ -131,6 +131,13 @@ def build_parser() -> argparse.ArgumentParser:
     from fp8lint.review import configure_parser
 
     configure_parser(review)
+
+    simulate = sub.add_parser(
+        "simulate", help="replay an amax trace through a delayed-scaling recipe"
+    )
+    from fp8lint.simulate import configure_parser as configure_simulate
+
+    configure_simulate(simulate)
     return parser
 
 
@@ -390,10 +397,22 @@ def cmd_review(args: argparse.Namespace) -> int:
     return review_main(args)
 
 
+def cmd_simulate(args: argparse.Namespace) -> int:
+    from fp8lint.simulate import main as simulate_main
+
+    return simulate_main(args)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
-    handlers = {"check": cmd_check, "show": cmd_show, "rule": cmd_rule, "review": cmd_review}
+    handlers = {
+        "check": cmd_check,
+        "show": cmd_show,
+        "rule": cmd_rule,
+        "review": cmd_review,
+        "simulate": cmd_simulate,
+    }
     try:
         return handlers[args.command](args)
     except UsageError as exc:

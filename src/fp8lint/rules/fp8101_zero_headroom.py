@@ -96,12 +96,13 @@ class ZeroHeadroom(Rule):
             span=where(target, site),
             message=(
                 f"delayed scaling with zero headroom: margin {explain(site.margin)} and {cause} "
-                "make each scale fit exactly the previous micro-batch's amax, so any step whose "
-                "amax grows clips silently (TE saturates without a warning; a 2x spike loses "
-                "half of the outlier, 8x loses 87.5%). Guaranteed headroom: 0 binades. Use "
-                "amax_history_len 1024 with amax_compute_algo max, as NVIDIA's published "
-                "delayed-scaling recipes do, or a current-scaling recipe (tensorwise/blockwise/"
-                "mxfp8)"
+                "make each scale fit exactly the previous micro-batch's amax. Guaranteed "
+                "headroom: 0 binades, so a micro-batch whose amax is g > 1 times the previous "
+                "one clips silently (TE saturates without a warning) and its outlier loses "
+                "1 - 1/g of its magnitude (2x: 50%, 8x: 87.5%). Use amax_history_len 1024 with "
+                "amax_compute_algo max, as NVIDIA's published delayed-scaling recipes do, or a "
+                "current-scaling recipe (tensorwise/blockwise/mxfp8); `fp8lint simulate` counts "
+                "the clips on a recorded amax trace"
             ),
             related=enabled_related(site, target),
             headroom_binades=0.0,

@@ -71,10 +71,13 @@ class ShortAmaxHistory(Rule):
             span=where(site.amax_history_len, site),
             message=(
                 f"amax_history_len {explain(site.amax_history_len)} with max keeps only the "
-                f"last {hist} micro-batches: a spike that did not occur in that window and "
-                f"exceeds 2^{m} x the window's largest amax is clipped (guaranteed headroom "
-                f"{m} binade{'s' if m != 1 else ''}). TE's maintainers call 16-32 "
-                '"faster to adapt but to be validated" (TE #1169); NVIDIA\'s recipes use 1024'
+                f"last {hist} micro-batches. Guaranteed headroom: {m} binade"
+                f"{'s' if m != 1 else ''}: a micro-batch whose amax is g times the largest of "
+                f"the last {hist} clips when g > {2**m:g}, and its outlier loses 1 - {2**m:g}/g "
+                f"of its magnitude ({4 * 2**m:g}x: 75%); only spikes that recur within {hist} "
+                "micro-batches are absorbed. TE's "
+                'maintainers call 16-32 "faster to adapt but to be validated" (TE #1169); '
+                "NVIDIA's recipes use 1024"
             ),
             headroom_binades=float(m),
             fix=FixPlan(

@@ -47,15 +47,24 @@ class AmaxHistoryUnused(Rule):
         if hist.value is None or hist.value <= 1:
             return
         target = hist if hist.written else algo
+        m = site.margin.value
+        headroom = (
+            f"{m} binade{'s' if m != 1 else ''}, as with a history of 1: a micro-batch whose "
+            f"amax is g > {2**m:g} times the previous one clips and its outlier loses "
+            f"1 - {2**m:g}/g of its magnitude"
+            if m is not None
+            else "the margin (not readable here), in binades, as with a history of 1"
+        )
         yield Finding(
             span=where(target, site),
             message=(
                 f"amax_compute_algo {explain(algo)} reads only the newest of the "
                 f"{hist.value} history entries ({explain(hist)}): the window costs memory and "
-                "protects against nothing. Use amax_compute_algo max to make the window count, "
-                "or amax_history_len 1 to say what is meant"
+                f"protects against nothing. Guaranteed headroom: {headroom}. Use "
+                "amax_compute_algo max to make the window count, or amax_history_len 1 to say "
+                "what is meant"
             ),
-            headroom_binades=float(site.margin.value or 0),
+            headroom_binades=float(m) if m is not None else None,
             fix=FixPlan(
                 Applicability.SAFE,
                 "set amax_compute_algo max",

@@ -50,7 +50,8 @@ class LargeMargin(Rule):
             span=where(site.margin, site),
             message=(
                 f"margin {explain(site.margin)} buys {m} binades of headroom (spikes up to "
-                f"{2**m}x the reference amax pass unclipped) but shifts every value {m} "
+                f"{2**m}x the reference amax pass unclipped; a larger spike g loses "
+                f"1 - {2**m}/g of the outlier) but shifts every value {m} "
                 f"binades down: {fwd.upper()} keeps about {left:.1f} of its {NORMAL_BINADES[fwd]} "
                 "normal binades for the bulk of the tensor, and small values become subnormal "
                 "or zero. No NVIDIA recipe uses a margin above 0; prefer 0-2, or current scaling"

@@ -59,8 +59,9 @@ class MarginBelowPolicy(Rule):
             span=where(site.margin, site),
             message=(
                 f"margin {explain(site.margin)} is below the policy minimum of {minimum}: "
-                f"guaranteed headroom is {m} binade{'s' if m != 1 else ''}, so a spike of more "
-                f"than {2**m}x the reference amax clips; the policy asks for {2**minimum}x"
+                f"guaranteed headroom is {m} binade{'s' if m != 1 else ''}, so a spike of g > "
+                f"{2**m}x the reference amax clips and its outlier loses 1 - {2**m}/g of its "
+                f"magnitude; the policy asks for {minimum} binades ({2**minimum}x)"
             ),
             related=enabled_related(site, site.margin),
             headroom_binades=float(m),
