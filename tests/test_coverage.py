@@ -286,3 +286,31 @@ def test_corpus_and_scripts_together(corpus: Path, tmp_path: Path) -> None:
         for d in data
         if str(d["filename"]).endswith("conf/training/llama/llama2_70b.yaml")
     )
+
+
+def test_launch_commands_inside_yaml_run_fields(tmp_path: Path) -> None:
+    write(
+        tmp_path,
+        {
+            "ci.yaml": (
+                "jobs:\n  train:\n    steps:\n      - name: smoke\n        run: |\n"
+                "          TP=2\n"
+                "          torchrun --nproc_per_node 8 pretrain_gpt.py \\\n"
+                "            --tensor-model-parallel-size $TP \\\n"
+                "            --fp8-format hybrid\n"
+                "  other:\n    script:\n"
+                '      - "python pretrain_gpt.py --fp8-format e4m3 --fp8-amax-history-len 1024'
+                ' --fp8-amax-compute-algo max"\n'
+            )
+        },
+    )
+    data = findings(tmp_path)
+    assert [(d["location"]["row"], d["location"]["column"], d["code"]) for d in data] == [  # type: ignore[index]
+        (9, 26, "FP8101"),
+        (12, 46, "FP8206"),
+    ]
+    run_cli("check", ".", "--fix", cwd=tmp_path)
+    text = (tmp_path / "ci.yaml").read_text()
+    assert "--fp8-format hybrid --fp8-amax-history-len 1024 --fp8-amax-compute-algo max\n" in text
+    assert '"python pretrain_gpt.py --fp8-format hybrid --fp8-amax-history-len 1024' in text
+    assert findings(tmp_path) == []

@@ -27,7 +27,13 @@ HYDRA_SCRIPT = re.compile(r"\.py$")
 
 
 def parse_shell(file: SourceFile) -> list[Fp8Site]:
-    script = parse(file.text)
+    return sites_in(file, file.text)
+
+
+def sites_in(file: SourceFile, text: str) -> list[Fp8Site]:
+    """Sites of the commands in `text`, whose indices are indices into `file` (a YAML file's
+    `run:` snippet is passed as the file's text with everything else blanked out)."""
+    script = parse(text)
     sites: list[Fp8Site] = []
     for command in script.commands:
         idx = next((i for i, w in enumerate(command) if MEGATRON_SCRIPT.search(w.text)), None)

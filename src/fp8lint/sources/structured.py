@@ -6,12 +6,13 @@ same whether written as YAML or JSON.  Each YAML document is its own set of site
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 
 from fp8lint.frameworks import accelerate, deepspeed, megatron, nemo1
 from fp8lint.model import Fp8Site
 from fp8lint.sources.base import ParseError, SourceFile
-from fp8lint.tree import Document, TreeError, load_json, load_yaml
+from fp8lint.tree import Document, Node, TreeError, load_json, load_yaml, walk
 
 Recognizer = Callable[[SourceFile, Document], list[Fp8Site]]
 
@@ -36,6 +37,45 @@ def sites_of(file: SourceFile, docs: list[Document]) -> list[Fp8Site]:
     return sites
 
 
+SCRIPT_KEYS = ("script", "run", "command", "cmd", "before_script", "entrypoint")
+_LAUNCH = re.compile(r"pretrain_\w+\.py|train\.py|--config-name|training=")
+
+
+def script_snippets(file: SourceFile, docs: list[Document]) -> list[Fp8Site]:
+    """Launch commands written inside YAML (CI `run:`/`script:` fields, job specs): the
+    snippet is read as shell, at its own position in the file."""
+    found: list[Node] = []
+    for doc in docs:
+        if doc.root is None:
+            continue
+        for _, mapping in walk(doc.root, max_depth=12):
+            for k, v in mapping.value:
+                if k.raw not in SCRIPT_KEYS:
+                    continue
+                items = v.value if v.kind == "seq" else [v]
+                found.extend(
+                    n
+                    for n in items
+                    if n.kind == "scalar" and isinstance(n.value, str) and _LAUNCH.search(n.value)
+                )
+    if not found:
+        return []
+    from fp8lint.sources.shell_source import sites_in
+
+    text = file.text
+    virtual = ["\n" if ch == "\n" else " " for ch in text]
+    for node in found:
+        start, end = node.start.index, node.end.index
+        if node.style in ("|", ">"):
+            start = text.find("\n", start) + 1  # the content starts on the next line
+        for i in range(start, min(end, len(text))):
+            ch = text[i]
+            if node.style in ("'", '"') and i in (node.start.index, end - 1):
+                continue  # the quotes themselves
+            virtual[i] = " " if (ch == "\n" and node.style == ">") else ch
+    return sites_in(file, "".join(virtual))
+
+
 def parse_yaml(file: SourceFile) -> list[Fp8Site]:
     """Each document, merged over the parents its `defaults:` names (see `hydra`)."""
     from fp8lint.sources.hydra import effective_root
@@ -52,7 +92,7 @@ def parse_yaml(file: SourceFile) -> list[Fp8Site]:
             continue
         merged = Document(root=root, index=doc.index, start=doc.start, syntax=doc.syntax)
         sites.extend(s.model_copy(update={"layers": layers}) for s in sites_of(file, [merged]))
-    return sites
+    return sites + script_snippets(file, docs)
 
 
 def parse_json(file: SourceFile) -> list[Fp8Site]:
