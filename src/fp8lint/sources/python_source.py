@@ -27,6 +27,7 @@ from fp8lint.frameworks.transformer_config import (
     MODEL_TO_CONFIG,
     NEMO2_DEFAULTS,
     Profile,
+    as_int,
     build_site,
 )
 from fp8lint.model import (
@@ -94,6 +95,20 @@ ALGOS: dict[str, AmaxAlgo] = {"max": AmaxAlgo.MAX, "most_recent": AmaxAlgo.MOST_
 _TE_MODULE = re.compile(r"transformer_engine|recipe")
 
 AUTOCASTS = frozenset({"fp8_autocast", "autocast"})
+# activation recompute through PyTorch's own checkpoint, outside TE's `te.checkpoint` (which
+# manages the FP8 state of the recompute itself: TE #1190, fixed by PR #1254)
+TORCH_CHECKPOINTS = frozenset(
+    {"torch.utils.checkpoint.checkpoint", "torch.utils.checkpoint.checkpoint_sequential"}
+)
+_TORCH_CHECKPOINT_NOTE = (
+    "activation recompute through torch.utils.checkpoint, outside TE's own te.checkpoint"
+)
+# a TE linear assigned to one of these names is the output head (`self.lm_head = te.Linear(...)`)
+TE_HEAD_TARGETS = frozenset({"lm_head", "output_layer", "output", "head", "output_proj"})
+TE_LINEARS = frozenset({"Linear", "LayerNormLinear"})
+_TE_HEAD_NOTE = (
+    "a Transformer Engine Linear used as the output head runs in FP8 inside fp8_autocast"
+)
 _RECIPE_KEYS = ("fp8_recipe", "recipe")
 _GROUP_KEYS = ("fp8_group", "amax_reduction_group")
 
@@ -969,7 +984,92 @@ class _Reader:
             name = value.strip().replace("-", "_")
             if name in PRESETS:
                 out.append(self._preset_site(name, value, node, True, topology, []))
+        te_autocast = any(t.name in AUTOCASTS and self._te_autocast(t) for _c, _s, t in targets)
+        return self._te_module_facts(out, te_autocast)
+
+    # -- what the rest of the file does with TE ----------------------------------------------
+    def _te_module_facts(self, sites: list[Fp8Site], te_autocast: bool) -> list[Fp8Site]:
+        """Set, on the file's TE recipe sites, what the model code around them shows: a
+        recompute through `torch.utils.checkpoint` (delayed recipes only) and a TE linear
+        used as the output head (when a TE autocast puts it under FP8)."""
+        if not any(s.framework is Framework.TE for s in sites):
+            return sites
+        recompute = self._torch_checkpoint()
+        head = self._te_head() if te_autocast else None
+        if recompute is None and head is None:
+            return sites
+        out: list[Fp8Site] = []
+        for site in sites:
+            updates: dict[str, Setting[Any]] = {}
+            if site.framework is Framework.TE:
+                if recompute is not None and site.is_delayed:
+                    updates["recompute_granularity"] = recompute
+                if head is not None:
+                    updates["output_head_fp8"] = head
+            out.append(site.model_copy(update=updates) if updates else site)
         return out
+
+    def _from(self, callee: cst.CSTNode) -> str | None:
+        """The dotted origin of a callee named through an import (or a full module chain);
+        None when the file defines its first name itself or it is not a plain dotted name."""
+        parts = _dotted(callee)
+        if not parts or parts[0] in self.local_defs:
+            return None
+        return self._origin(callee)
+
+    def _torch_checkpoint(self) -> Setting[str] | None:
+        """Full recompute from the file's first `torch.utils.checkpoint.checkpoint(...)` or
+        `checkpoint_sequential(...)` call, however imported; TE's own checkpoint is not one."""
+        found = [
+            call.func for call, _scope in self.calls if self._from(call.func) in TORCH_CHECKPOINTS
+        ]
+        if not found:
+            return None
+        first = min(found, key=lambda n: (self.span(n).line, self.span(n).column))
+        return Setting[str](
+            value="full",
+            known=True,
+            provenance="written",
+            key="torch.utils.checkpoint",
+            span=self.span(first),
+            note=_TORCH_CHECKPOINT_NOTE,
+        )
+
+    def _is_te_linear(self, callee: cst.CSTNode) -> bool:
+        """`te.Linear`, `transformer_engine.pytorch.Linear`, or `Linear` imported from
+        `transformer_engine.pytorch` (and `LayerNormLinear` the same ways)."""
+        origin = self._from(callee)
+        if origin is None:
+            return False
+        parts = origin.split(".")
+        if parts[-1] not in TE_LINEARS:
+            return False
+        if parts[0] == "transformer_engine":
+            return "pytorch" in parts[1:-1]
+        # `te.Linear` with no import of `te` in sight: TE's conventional alias
+        return parts[0] == "te" and len(parts) == 2 and "te" not in self.imports
+
+    def _te_head(self) -> Setting[bool] | None:
+        """The file's first `<head> = te.Linear(...)`: the output head built as a TE linear."""
+        found: list[tuple[cst.Call, str]] = []
+        for call, _scope in self.calls:
+            assigned = self.assigned_to.get(id(call))
+            if assigned is None:
+                continue
+            target = assigned[0]
+            if target.rsplit(".", 1)[-1] in TE_HEAD_TARGETS and self._is_te_linear(call.func):
+                found.append((call, target))
+        if not found:
+            return None
+        call, target = min(found, key=lambda f: (self.span(f[0]).line, self.span(f[0]).column))
+        return Setting[bool](
+            value=True,
+            known=True,
+            provenance="written",
+            key=f"{target} = {self.text(call.func)}(...)",
+            span=self.span(call),
+            note=_TE_HEAD_NOTE,
+        )
 
     def _topology(self, strategies: list[tuple[cst.Call, _Scope]]) -> dict[str, Arg]:
         """The topology keywords of the file's one `MegatronStrategy` (none if several)."""
@@ -1060,10 +1160,10 @@ class _Reader:
         if not arg.known:
             return written(arg, None)
         value = arg.value
-        if isinstance(value, int) and not isinstance(value, bool):
-            return written(arg, value)
-        if isinstance(value, float) and value.is_integer():
-            return written(arg, int(value))  # pydantic accepts an integral float
+        # an int, or an integral float (pydantic accepts it), within int64
+        number = as_int(value) if isinstance(value, (int, float)) else None
+        if number is not None:
+            return written(arg, number)
         invalid.append(invalid_note(arg, "expected an integer"))
         return self._unreadable(arg)
 
@@ -1127,11 +1227,7 @@ class _Reader:
         links: dict[int, list[Setting[Any]]] = {}
         unlinked: list[tuple[cst.Call, str]] = []
         for call, scope, tgt in autocasts:
-            te_named = (
-                tgt.name == "fp8_autocast"
-                or "transformer_engine" in tgt.origin
-                or ((_dotted(tgt.callee) or [""])[0] == "te")
-            )
+            te_named = self._te_autocast(tgt)
             keyed = {a.keyword.value: a for a in call.args if a.keyword is not None and not a.star}
             if not te_named and not any(k in keyed for k in _RECIPE_KEYS + _GROUP_KEYS):
                 continue  # `torch.autocast(...)` and friends
@@ -1154,6 +1250,15 @@ class _Reader:
             else:
                 unlinked.append((call, _short(self.text(recipe_arg.value))))
         return links, unlinked
+
+    @staticmethod
+    def _te_autocast(tgt: _Target) -> bool:
+        """`fp8_autocast`, or an `autocast` named through Transformer Engine (not torch's)."""
+        return (
+            tgt.name == "fp8_autocast"
+            or "transformer_engine" in tgt.origin
+            or ((_dotted(tgt.callee) or [""])[0] == "te")
+        )
 
     def _group(
         self, call: cst.Call, scope: _Scope, group: cst.Arg | None, key: str
