@@ -141,14 +141,19 @@ def _apply(node: Node, path: list[str], ov: Override, file: SourceFile) -> Node:
             entries.append((key, value))
         else:
             entries[found] = (key, value)
+    return _remapped(node, entries)
+
+
+def _remapped(template: Node, entries: list[tuple[Node, Node]]) -> Node:
+    """A mapping like `template` (same place, style and anchor) with other entries."""
     return Node(
         "map",
-        node.start,
-        node.end,
+        template.start,
+        template.end,
         value=entries,
-        style=node.style,
-        anchor=node.anchor,
-        doc_index=node.doc_index,
+        style=template.style,
+        anchor=template.anchor,
+        doc_index=template.doc_index,
     )
 
 
@@ -166,15 +171,7 @@ def merge(base: Node, top: Node) -> Node:
         else:
             index[k.raw] = len(entries)
             entries.append((k, v))
-    return Node(
-        "map",
-        top.start,
-        top.end,
-        value=entries,
-        style=top.style,
-        anchor=top.anchor,
-        doc_index=top.doc_index,
-    )
+    return _remapped(top, entries)
 
 
 def _parents(root: Node, folder: str) -> list[tuple[str, Node]]:

@@ -815,29 +815,15 @@ class _Reader:
         via = tuple(self.span(v) for v in via_nodes)
         arg_span = span or self.span(whole)
         ok, parsed = self.literal(final)
-        if ok:
-            return _Val(
-                Arg(
-                    key=key,
-                    value=parsed,
-                    span=arg_span,
-                    value_span=self.span(value),
-                    known=True,
-                    raw=raw,
-                    via=via,
-                ),
-                final,
-            )
-        note = why or f"`{_short(raw)}` is not a literal fp8lint can read"
         return _Val(
             Arg(
                 key=key,
-                value=None,
+                value=parsed if ok else None,
                 span=arg_span,
                 value_span=self.span(value),
-                known=False,
+                known=ok,
                 raw=raw,
-                note=note,
+                note=None if ok else why or f"`{_short(raw)}` is not a literal fp8lint can read",
                 via=via,
             ),
             final,
