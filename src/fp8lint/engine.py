@@ -10,6 +10,7 @@ from __future__ import annotations
 import codecs
 import os
 import re
+import stat
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
@@ -198,6 +199,11 @@ def read_text(path: str, max_bytes: int) -> str | None:
 def read_file(path: str, max_bytes: int) -> Decoded | None:
     """The decoded file, None when it cannot hold FP8 settings (prefilter)."""
     try:
+        info = os.stat(path)
+        if stat.S_ISDIR(info.st_mode):
+            raise IsADirectoryError(path)
+        if not stat.S_ISREG(info.st_mode):  # a FIFO or device named like a config
+            raise FileProblem("not a regular file (pipe, socket or device): not read")
         with open(path, "rb") as fh:
             data = fh.read(max_bytes + 1)
     except IsADirectoryError:

@@ -266,7 +266,7 @@ def commentable_lines(patch: str | None) -> dict[int, int]:
 
 def fingerprint(d: Diagnostic) -> str:
     """A stable identity that survives moved lines: code, path and the finding's key."""
-    raw = f"{d.code}\0{d.path}\0{d.key}".encode()
+    raw = f"{d.code}\0{d.path}\0{d.key}".encode("utf-8", "surrogateescape")
     return hashlib.sha256(raw).hexdigest()[:16]
 
 

@@ -316,7 +316,7 @@ def fingerprint(d: Diagnostic) -> str:
     import hashlib
 
     text = f"{d.code}\0{_posix(d.path)}\0{d.key}"
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+    return hashlib.sha256(text.encode("utf-8", "surrogateescape")).hexdigest()
 
 
 def _section(page: str, title: str) -> str:
@@ -341,7 +341,7 @@ def _artifact(path: str) -> dict[str, str]:
 
     if os.path.isabs(path):
         return {"uri": Path(path).as_uri()}
-    return {"uri": quote(_posix(path)), "uriBaseId": "%SRCROOT%"}
+    return {"uri": quote(_posix(path), errors="surrogateescape"), "uriBaseId": "%SRCROOT%"}
 
 
 def _sarif_rule(meta: RuleMeta, base: str | None) -> dict[str, Any]:
@@ -503,7 +503,8 @@ def _rd_column(d: Diagnostic, path: str, line: int, column: int) -> int:
     if path != d.path or line != d.line or not d.source_line:
         return column
     text = d.source_line
-    return len(text[: column - 1].encode("utf-8")) + max(0, column - 1 - len(text)) + 1
+    prefix = text[: column - 1].encode("utf-8", "surrogateescape")
+    return len(prefix) + max(0, column - 1 - len(text)) + 1
 
 
 def _rd_range(

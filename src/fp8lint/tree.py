@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections import deque
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -20,6 +21,7 @@ from typing import Any, Literal
 from fp8lint.diagnostics import LocatedError
 
 MAX_DEPTH = 1000
+MAX_INT_CHARS = 4300  # Python's own limit for int(str); longer integers stay text
 
 Kind = Literal["map", "seq", "scalar", "alias"]
 
@@ -136,9 +138,18 @@ def load_yaml(text: str, origin: Any = None) -> list[Document]:
     anchors: dict[str, Node] = {}
     doc: Document | None = None
 
+    # libyaml also breaks lines at NEL, LS and PS; spans count lines as every other source
+    # does (CR, LF, CRLF), so with those characters present positions come from the index
+    starts = line_starts(text) if _YAML_ONLY_BREAKS.search(text) else None
+
     def pos(mark: Any) -> Pos:
         if mark is None:
             return Pos(0, 0, 0, origin)
+        if starts is not None:
+            import bisect
+
+            line = bisect.bisect_right(starts, mark.index) - 1
+            return Pos(line, mark.index - starts[line], mark.index, origin)
         return Pos(mark.line, mark.column, mark.index, origin)
 
     def attach(node: Node) -> None:
@@ -215,7 +226,10 @@ def load_yaml(text: str, origin: Any = None) -> list[Document]:
         mark = exc.problem_mark or exc.context_mark
         line = mark.line + 1 if mark else 1
         col = mark.column + 1 if mark else 1
+        if mark is not None and starts is not None:
+            line, col = _line_col(text, mark.index)
         problem = exc.problem or exc.context or "invalid YAML"
+        line, col = _clamp(text, line, col)
         raise TreeError(f"YAML syntax error: {problem}", line, col) from None
     except yaml.YAMLError as exc:  # ReaderError and friends carry a position, not a mark
         line, col = _line_col(text, getattr(exc, "position", 0) or 0)
@@ -269,6 +283,8 @@ def _construct(kind: str, raw: str) -> Any:
     if kind == "bool":
         return raw.lower() in ("yes", "true", "on", "y")
     if kind == "int":
+        if len(raw) > MAX_INT_CHARS:
+            return raw  # base-60 ints cost quadratic time; no setting is that long
         text = raw.replace("_", "")
         sign = -1 if text.startswith("-") else 1
         text = text.lstrip("+-")
@@ -304,11 +320,22 @@ def _construct(kind: str, raw: str) -> Any:
     return raw
 
 
+def _clamp(text: str, line: int, col: int) -> tuple[int, int]:
+    """A position inside `text`: libyaml puts end-of-stream errors on a line after the last."""
+    starts = line_starts(text)
+    if line <= len(starts):
+        return line, col
+    return len(starts), len(text) - starts[-1] + 1
+
+
 def _line_col(text: str, index: int) -> tuple[int, int]:
+    """1-based line and column of `index`, with lines as everywhere else (CR, LF, CRLF)."""
+    import bisect
+
     index = max(0, min(index, len(text)))
-    line = text.count("\n", 0, index) + 1
-    col = index - (text.rfind("\n", 0, index) + 1) + 1
-    return line, col
+    starts = line_starts(text)
+    line = bisect.bisect_right(starts, index) - 1
+    return line + 1, index - starts[line] + 1
 
 
 # ---------------------------------------------------------------------------------- JSON
@@ -318,14 +345,24 @@ _JSON_TOKEN = re.compile(
     (?P<ws>[ \t\r\n]+)
   | (?P<str>"(?:[^"\\\x00-\x1f]|\\.)*")
   | (?P<num>-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?)
-  | (?P<lit>true|false|null)
+  | (?P<lit>true|false|null|NaN|Infinity|-Infinity)
   | (?P<punct>[{}\[\]:,])
     """,
     re.VERBOSE,
 )
 
 
+_JSON_LITERALS: dict[str, Any] = {
+    "true": True,
+    "false": False,
+    "null": None,
+    "NaN": float("nan"),  # json.loads accepts these three, so the scanner must too
+    "Infinity": float("inf"),
+    "-Infinity": float("-inf"),
+}
+
 _BREAK = re.compile(r"\r\n|\r|\n")
+_YAML_ONLY_BREAKS = re.compile("[\x85\u2028\u2029]")
 
 
 def line_starts(text: str) -> list[int]:
@@ -346,9 +383,14 @@ def load_json(text: str) -> list[Document]:
     try:
         json.loads(text)
     except json.JSONDecodeError as exc:
-        raise TreeError(f"JSON syntax error: {exc.msg}", exc.lineno, exc.colno) from None
+        line, col = _line_col(text, exc.pos)  # json counts only LF as a line break
+        raise TreeError(f"JSON syntax error: {exc.msg}", line, col) from None
     except RecursionError:
         raise TreeError("nesting too deep to read", 1, 1) from None
+    except ValueError as exc:  # an integer longer than Python converts
+        m = re.search(f"[0-9]{{{MAX_INT_CHARS}}}", text)
+        line, col = _line_col(text, m.start() if m else 0)
+        raise TreeError(f"JSON error: {str(exc).split(';')[0]}", line, col) from None
     starts = line_starts(text)
 
     import bisect
@@ -399,22 +441,34 @@ def load_json(text: str) -> list[Document]:
         raw = m.group()
         if group == "str":
             value: Any = json.loads(raw)
+            if "\\u" in raw and not _encodable(value):
+                value = value.encode("utf-8", "backslashreplace").decode("ascii", "replace")
             node = Node("scalar", pos(start), pos(m.end()), value=value, raw=value, style='"')
         elif group == "num":
             value = json.loads(raw)
             node = Node("scalar", pos(start), pos(m.end()), value=value, raw=raw, style="plain")
         else:
-            value = {"true": True, "false": False, "null": None}[raw]
+            value = _JSON_LITERALS[raw]
             node = Node("scalar", pos(start), pos(m.end()), value=value, raw=raw, style="plain")
         attach(node)
     return [doc]
 
 
+def _encodable(text: str) -> bool:
+    """False for a string with lone surrogates (`"\\ud800"` in JSON), which no output can
+    print: such a string is kept as its escape."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
 def walk(node: Node, max_depth: int = MAX_DEPTH) -> Iterator[tuple[tuple[str, ...], Node]]:
     """Every mapping in a tree with its key path, breadth-first, without following aliases."""
-    queue: list[tuple[tuple[str, ...], Node]] = [((), node)]
+    queue: deque[tuple[tuple[str, ...], Node]] = deque([((), node)])
     while queue:
-        path, current = queue.pop(0)
+        path, current = queue.popleft()
         if current.kind == "map":
             yield path, current
             if len(path) < max_depth:

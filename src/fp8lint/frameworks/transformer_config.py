@@ -146,16 +146,24 @@ class Profile:
     ignored: dict[str, str] = field(default_factory=dict)
 
 
+INT_LIMIT = 2**63  # no framework takes an integer setting beyond int64
+
+
 def as_int(value: Any) -> int | None:
+    """An integer setting, or None when the value is not one (or is too large to be one)."""
     if isinstance(value, bool):
         return None
+    number: int | None = None
     if isinstance(value, int):
-        return value
-    if isinstance(value, float) and value.is_integer():
-        return int(value)
-    if isinstance(value, str) and value.strip().lstrip("+-").isdigit():
-        return int(value.strip())
-    return None
+        number = value
+    elif isinstance(value, float) and value.is_integer():
+        number = int(value)
+    elif isinstance(value, str) and value.strip().lstrip("+-").isdecimal():
+        try:
+            number = int(value.strip())
+        except ValueError:  # longer than int() converts
+            return None
+    return number if number is not None and -INT_LIMIT <= number < INT_LIMIT else None
 
 
 def as_bool(value: Any) -> bool | None:

@@ -142,6 +142,13 @@ def enabled_related(site: Fp8Site, setting: Setting[Any]) -> tuple[tuple[Span, s
     return ()
 
 
+def pow2(exponent: int) -> str:
+    """2^exponent for a message: digits while short, `2^n` once they would not be."""
+    if -16 <= exponent <= 40:
+        return f"{2.0**exponent:g}"
+    return f"2^{exponent}"
+
+
 def spike_clip(margin: int, spike: float) -> float:
     """Fraction of an outlier lost when a step's amax is `spike` x the reference amax."""
     return max(0.0, 1.0 - (2.0**margin) / spike)

@@ -7,7 +7,7 @@ from typing import Any
 
 from fp8lint.diagnostics import Applicability, Severity
 from fp8lint.model import AmaxAlgo, Fp8Site
-from fp8lint.rules.base import Example, Finding, FixPlan, Rule, SetValue, explain, where
+from fp8lint.rules.base import Example, Finding, FixPlan, Rule, SetValue, explain, pow2, where
 
 
 class AmaxHistoryUnused(Rule):
@@ -50,8 +50,8 @@ class AmaxHistoryUnused(Rule):
         m = site.margin.value
         headroom = (
             f"{m} binade{'s' if m != 1 else ''}, as with a history of 1: a micro-batch whose "
-            f"amax is g > {2**m:g} times the previous one clips and its outlier loses "
-            f"1 - {2**m:g}/g of its magnitude"
+            f"amax is g > {pow2(m)} times the previous one clips and its outlier loses "
+            f"1 - {pow2(m)}/g of its magnitude"
             if m is not None
             else "the margin (not readable here), in binades, as with a history of 1"
         )

@@ -16,6 +16,7 @@ from fp8lint.rules.base import (
     SetValue,
     enabled_related,
     explain,
+    pow2,
     where,
 )
 
@@ -60,8 +61,8 @@ class MarginBelowPolicy(Rule):
             message=(
                 f"margin {explain(site.margin)} is below the policy minimum of {minimum}: "
                 f"guaranteed headroom is {m} binade{'s' if m != 1 else ''}, so a spike of g > "
-                f"{2**m}x the reference amax clips and its outlier loses 1 - {2**m}/g of its "
-                f"magnitude; the policy asks for {minimum} binades ({2**minimum}x)"
+                f"{pow2(m)}x the reference amax clips and its outlier loses 1 - {pow2(m)}/g of its "
+                f"magnitude; the policy asks for {minimum} binades ({pow2(minimum)}x)"
             ),
             related=enabled_related(site, site.margin),
             headroom_binades=float(m),

@@ -27,11 +27,16 @@ def lookup(root: Node, parts: list[str]) -> Node | None:
         if node.kind == "map":
             pair = node.get(part)
             node = pair[1] if pair else None
-        elif node.kind == "seq" and part.isdigit() and int(part) < len(node.value):
+        elif node.kind == "seq" and _is_index(part) and int(part) < len(node.value):
             node = node.value[int(part)]
         else:
             return None
     return node
+
+
+def _is_index(part: str) -> bool:
+    """A plain list index (`"²"` is a digit but not a number; 5,000 digits are no index)."""
+    return part.isascii() and part.isdigit() and len(part) < 20
 
 
 def resolve(
@@ -108,7 +113,8 @@ def args_of_map(
             continue
         if v.deref().kind != "scalar":
             continue
-        out[k.raw] = arg_of(file, root, parent, k, v, spell.format(key=k.raw))
+        # not str.format: `spell` may hold a key written with braces (`a{b}:`)
+        out[k.raw] = arg_of(file, root, parent, k, v, spell.replace("{key}", k.raw))
     return out
 
 
