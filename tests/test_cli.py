@@ -228,3 +228,14 @@ def test_files_stay_untouched(tmp_path: Path) -> None:
     before = (p.read_bytes(), stat.S_IMODE(p.stat().st_mode), p.stat().st_mtime_ns)
     run_cli("check", ".", cwd=tmp_path)
     assert (p.read_bytes(), stat.S_IMODE(p.stat().st_mode), p.stat().st_mtime_ns) == before
+
+
+def test_unwritable_output_file_is_a_plain_error(tmp_path: Path) -> None:
+    write(tmp_path, "a.yaml", RISKY)
+    (tmp_path / "out").mkdir()
+    for flag in ("-o", "--write-baseline"):
+        r = run_cli("check", "a.yaml", flag, "out", cwd=tmp_path)
+        assert r.returncode == 2
+        assert (
+            r.stderr.startswith("fp8lint: error: cannot write out") and "internal" not in r.stderr
+        )

@@ -314,3 +314,34 @@ def test_launch_commands_inside_yaml_run_fields(tmp_path: Path) -> None:
     assert "--fp8-format hybrid --fp8-amax-history-len 1024 --fp8-amax-compute-algo max\n" in text
     assert '"python pretrain_gpt.py --fp8-format hybrid --fp8-amax-history-len 1024' in text
     assert findings(tmp_path) == []
+
+
+def test_repeated_model_args_key_uses_the_last_block() -> None:
+    from fp8lint.sources.structured import parse_yaml
+
+    text = "MODEL_ARGS:\n  --fp8-format: hybrid\nMODEL_ARGS:\n  --bf16: true\n"
+    (site,) = parse_yaml(SourceFile("m.yaml", text))
+    assert site.enabled.value is False and site.span.line == 3
+
+
+def test_self_doubling_shell_variables_stay_bounded() -> None:
+    lines = ["V0=--fp8-format"] + [f'V{i}="$V{i - 1} $V{i - 1}"' for i in range(1, 40)]
+    script = parse("\n".join(lines) + "\npython pretrain_gpt.py $V39 hybrid\n")
+    (cmd,) = [c for c in script.commands if c[0].text == "python"]
+    assert len(cmd) <= 10_002
+
+
+def test_defaults_fan_out_merges_each_parent_once(tmp_path: Path) -> None:
+    files = {"c0.yaml": "model:\n  transformer_engine: true\n  fp8: false\n"}
+    for i in range(1, 9):
+        files[f"c{i}.yaml"] = "defaults:\n" + f"  - c{i - 1}\n" * 10 + "model:\n  x: 1\n"
+    write(tmp_path, files)
+    assert findings(tmp_path) == []
+
+
+def test_prefilter_ignores_samplers() -> None:
+    from fp8lint.engine import PREFILTER
+
+    assert PREFILTER.search(b"from torch.utils.data import RandomSampler") is None
+    assert PREFILTER.search(b'"msamp": {"enabled": true}') is not None
+    assert PREFILTER.search(b"FP8_FORMAT=hybrid") is not None

@@ -478,6 +478,8 @@ LINKS = {  # name -> target (relative), and what to expect
     "link_to_risky.yaml": ("crlf.yaml", "findings"),
     "selfdir": (".", "walk"),  # a directory link back up: not followed
 }
+if os.path.exists("/dev/zero"):  # endless bytes under a config name: not read at all
+    LINKS["zeros.yaml"] = ("/dev/zero", "FP8001:not a regular file")
 
 
 @dataclass
@@ -853,6 +855,36 @@ def test_large_margin_does_not_break_rules() -> None:
         pytest.fail(
             "rules format 2**margin without a bound (FP8103/FP8105/FP8106): " + failures[0][:120]
         )
+
+
+@pytest.mark.parametrize(
+    ("name", "text"),
+    [
+        (
+            "t.toml",
+            "[parallelism]\ntensor_parallel_degree = " + "9" * 5000 + "\n[float8]\n"
+            'recipe_name = "rowwise"\n',
+        ),
+        ("t.toml", "fp8 = " + "[" * DEEP + "]" * DEEP),
+        ("s.sh", 'ARGS=(--fp8-format )pretrain_t.py "${ARGS[@]}" "'),
+        ("s.sh", 'pretrain_t.py "$}" --fp8"'),
+        ("s.sh", "python pretrain_gpt.py --fp8-format hybrid --fp8-margin " + "9" * 5000 + "\n"),
+        ("s.sh", "python train.py model.fp8_margin=" + "9" * 5000 + " model.fp8=true\n"),
+    ],
+    ids=[
+        "toml-long-int",
+        "toml-deep",
+        "sh-unclosed-array",
+        "sh-unclosed-quote",
+        "sh-long-int",
+        "sh-hydra-long-int",
+    ],
+)
+def test_toml_and_shell_sources(name: str, text: str) -> None:
+    """Found by fuzzing: a long TOML integer escaped tomllib as ValueError, and an unclosed
+    shell quote or array put fix edits past the end of the file."""
+    lint_ok(name, text)
+    fix_ok(name, text)
 
 
 # --------------------------------------------------------------------------- size

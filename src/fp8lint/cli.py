@@ -205,7 +205,10 @@ def cmd_check(args: argparse.Namespace) -> int:
     if args.write_baseline:
         from fp8lint.baseline import write
 
-        n = write(args.write_baseline, result.diagnostics)
+        try:
+            n = write(args.write_baseline, result.diagnostics)
+        except OSError as exc:
+            raise UsageError(f"cannot write {args.write_baseline}: {exc.strerror or exc}") from None
         print(
             f"Wrote {n} baseline entr{'y' if n == 1 else 'ies'} to {args.write_baseline}.",
             file=sys.stderr,
@@ -243,8 +246,11 @@ def cmd_check(args: argparse.Namespace) -> int:
     )
     out = render_output(args.output_format, report)
     if args.output_file is not None:
-        with open(args.output_file, "w", encoding="utf-8") as fh:
-            fh.write(out)
+        try:
+            with open(args.output_file, "w", encoding="utf-8", errors="backslashreplace") as fh:
+                fh.write(out)
+        except OSError as exc:
+            raise UsageError(f"cannot write {args.output_file}: {exc.strerror or exc}") from None
     elif out:
         sys.stdout.write(out)
     if args.exit_zero:

@@ -31,8 +31,9 @@ if TYPE_CHECKING:
     from fp8lint.rules.base import Rule
     from fp8lint.sources.base import SourceFile
 
-PREFILTER = re.compile(rb'(?i)fp8|float8|msamp|delayedscaling|nvfp4|"mx"')
-PREFILTER_TEXT = re.compile(r'(?i)fp8|float8|msamp|delayedscaling|nvfp4|"mx"')
+# `msamp` is matched in lower case only: `(?i)` would catch every `RandomSampler`
+PREFILTER = re.compile(rb'(?i:fp8|float8|delayedscaling|nvfp4)|msamp|"mx"')
+PREFILTER_TEXT = re.compile(r'(?i:fp8|float8|delayedscaling|nvfp4)|msamp|"mx"')
 SKIP_DIRS = frozenset({"node_modules", "__pycache__", "site-packages", "venv", "env"})
 DEFAULT_MAX_BYTES = 16 * 1024 * 1024
 _BOMS = (  # longest first: the UTF-32 LE mark starts with the UTF-16 LE one

@@ -89,7 +89,8 @@ def from_model_args(file: SourceFile, doc: Document) -> list[Fp8Site]:
     if root is None or not root.is_map:
         return []
     sites: list[Fp8Site] = []
-    for key, value in root.items():
+    blocks = {k.raw: (k, v) for k, v in root.items()}  # a repeated key: the last one wins
+    for key, value in blocks.values():
         if key.raw is None or not key.raw.startswith("MODEL_ARGS") or not value.is_map:
             continue
         flags: dict[str, Arg] = {}

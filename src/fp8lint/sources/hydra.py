@@ -48,7 +48,7 @@ def hydra_value(text: str) -> tuple[Any, bool]:
     if t.lower() == "null":
         return None, True
     if _INT.match(t):
-        return int(t), True
+        return (int(t), True) if len(t) <= 40 else (t, False)
     if _FLOAT.match(t):
         return float(t), True
     if len(t) >= 2 and t[0] == t[-1] and t[0] in "\"'":
@@ -197,7 +197,11 @@ def _parents(root: Node, folder: str) -> list[tuple[str, Node]]:
                     group = group.removeprefix("override ").strip()
                     names.append((f"{group}/{option}", item))
     out = []
+    seen: set[str] = set()
     for name, node in names:
+        if name in seen:
+            continue  # listing a parent twice merges it once
+        seen.add(name)
         candidate = os.path.join(
             folder, name if name.endswith((".yaml", ".yml")) else name + ".yaml"
         )

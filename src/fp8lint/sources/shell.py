@@ -18,6 +18,8 @@ from dataclasses import dataclass, field
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _ASSIGN = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)(\+?)=")
 SEPARATORS = (";", "&&", "||", "|", "&", "\n")
+MAX_EXPANSION = 100_000  # characters of one expanded word; beyond it the value is unknown
+MAX_WORDS = 10_000  # words a variable may hold
 
 
 @dataclass(frozen=True)
@@ -110,7 +112,7 @@ class _Lexer:
                 close = text.find("'", self.i + 1)
                 close = n if close == -1 else close
                 parts.append(("sq", text[self.i + 1 : close]))
-                self.i = close + 1
+                self.i = min(close + 1, n)  # an unclosed quote ends at the end of the text
                 continue
             if ch == '"':
                 flush()
@@ -125,7 +127,7 @@ class _Lexer:
                     inner.append(text[j])
                     j += 1
                 parts.append(("dq", "".join(inner)))
-                self.i = j + 1
+                self.i = min(j + 1, n)
                 continue
             if ch == "$" and text.startswith("$(", self.i):
                 depth, j = 0, self.i + 1
@@ -138,7 +140,7 @@ class _Lexer:
                             break
                     j += 1
                 buf.append(text[self.i : j + 1])
-                self.i = j + 1
+                self.i = min(j + 1, n)
                 continue
             buf.append(ch)
             self.i += 1
@@ -206,6 +208,8 @@ class _Expander:
         out = _VAR.sub(repl, chunk)
         if "$(" in out or "`" in out:
             known = False
+        if len(out) > MAX_EXPANSION:  # variables that double themselves line after line
+            return out[:MAX_EXPANSION], False
         return out, known
 
 
@@ -239,7 +243,7 @@ def parse(text: str) -> Script:
                 words = _assigned(raw[m.end() :], value_start, end, parts, expander)
                 i += 1
             old = script.variables.get(name, []) if append else []
-            script.variables[name] = old + words
+            script.variables[name] = (old + words)[:MAX_WORDS]
             continue
         if raw in ("(", ")"):
             i += 1

@@ -46,7 +46,7 @@ def sites_in(file: SourceFile, text: str) -> list[Fp8Site]:
 
 def _value(word: Word) -> object:
     text = word.text
-    if re.fullmatch(r"[-+]?\d+", text):
+    if len(text) <= 40 and re.fullmatch(r"[-+]?\d+", text):
         return int(text)
     return text
 

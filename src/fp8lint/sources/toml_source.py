@@ -131,6 +131,8 @@ def load(file: SourceFile) -> TomlDoc:
         raise ParseError(f"TOML syntax error: {message}", line, col) from None
     except RecursionError:
         raise ParseError("nesting too deep to read") from None
+    except ValueError as exc:  # e.g. an integer longer than Python converts
+        raise ParseError(f"TOML value error: {str(exc).split(';')[0]}") from None
     return TomlDoc(data, scan(file.text))
 
 

@@ -1,0 +1,66 @@
+"""The floor: the least any FP8 config linter must do on a tree, and nothing more.
+
+    python bench/floor.py PATH ...
+
+Walks the tree as fp8lint does (sorted, skipping hidden folders and the same folder names),
+reads every file with an extension fp8lint reads, applies the same byte prefilter as
+`fp8lint.engine.PREFILTER`, and for the files that pass composes the YAML with libyaml and
+`json.loads` the JSON.  Python, TOML and shell files that pass are read but not parsed.  No
+fp8lint import: `bench/run.py` checks that the constants below match fp8lint's.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+
+PREFILTER = re.compile(rb'(?i)fp8|float8|msamp|delayedscaling|nvfp4|"mx"')
+EXTENSIONS = frozenset(
+    {".yaml", ".yml", ".json", ".py", ".toml", ".sh", ".bash", ".slurm", ".sbatch"}
+)
+SKIP_DIRS = frozenset({"node_modules", "__pycache__", "site-packages", "venv", "env"})
+
+
+def files(top: str) -> list[str]:
+    if not os.path.isdir(top):
+        return [top]
+    out = []
+    for dirpath, dirnames, filenames in os.walk(top):
+        dirnames[:] = sorted(d for d in dirnames if not d.startswith(".") and d not in SKIP_DIRS)
+        for name in sorted(filenames):
+            if not name.startswith(".") and os.path.splitext(name)[1].lower() in EXTENSIONS:
+                out.append(os.path.join(dirpath, name))
+    return out
+
+
+def main(paths: list[str]) -> int:
+    yaml = loader = None
+    relevant = 0
+    for top in paths:
+        for path in files(top):
+            with open(path, "rb") as fh:
+                data = fh.read()
+            if not PREFILTER.search(data):
+                continue
+            relevant += 1
+            ext = os.path.splitext(path)[1].lower()
+            try:
+                if ext in (".yaml", ".yml"):
+                    if yaml is None:
+                        import yaml
+
+                        loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+                    list(yaml.compose_all(data.decode("utf-8"), Loader=loader))
+                elif ext == ".json":
+                    import json
+
+                    json.loads(data)
+            except Exception:  # a broken file costs what it costs; the floor does not report
+                pass
+    print(relevant, file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:] or ["."]))
