@@ -1475,8 +1475,21 @@ class _Reader:
     def _unknown_at(
         self, arg: cst.Arg, key: str, note: str, via: tuple[Span, ...] = ()
     ) -> Setting[Any]:
+        return self._written_at(arg, key, None, note, via, known=False)
+
+    def _written_at(
+        self,
+        arg: cst.Arg,
+        key: str,
+        value: Any,
+        note: str,
+        via: tuple[Span, ...] = (),
+        known: bool = True,
+    ) -> Setting[Any]:
+        """A setting written by keyword argument `arg` (its value and its whole entry)."""
         return Setting[Any](
-            known=False,
+            value=value,
+            known=known,
             provenance="written",
             span=self.span(arg.value),
             key=key,
@@ -1623,17 +1636,7 @@ class _Reader:
             return unknown, unknown
 
         def found(value: bool, note: str) -> Setting[Any]:
-            return Setting[Any](
-                value=value,
-                known=True,
-                provenance="written",
-                span=self.span(arg.value),
-                key=key,
-                raw=self.text(arg.value),
-                note=note,
-                via=via,
-                entry=self.span(arg),
-            )
+            return self._written_at(arg, key, value, note, via)
 
         heads = sorted({s for s in strings if _names_head(s)})
         head = (
