@@ -330,8 +330,11 @@ def zoo_cases() -> list[Case]:
             "FP8001:nesting",
         ),
         Case("deep_unclosed.json", b'{"fp8": ' + b"[" * DEEP, "FP8001"),
-        Case("deep_paren.py", b"fp8 = " + b"(" * DEEP + b"1" + b")" * DEEP, "FP8001"),
-        Case("deep_list.py", b"fp8 = " + b"[" * DEEP + b"]" * DEEP, "FP8001"),
+        # (a recipe name, so that the Python source parses the file at all)
+        Case(
+            "deep_paren.py", b"DelayedScaling\nfp8 = " + b"(" * DEEP + b"1" + b")" * DEEP, "FP8001"
+        ),
+        Case("deep_list.py", b"DelayedScaling\nfp8 = " + b"[" * DEEP + b"]" * DEEP, "FP8001"),
         Case(
             "deep_call.py",
             (
@@ -343,7 +346,7 @@ def zoo_cases() -> list[Case]:
         Case(
             "deep_if.py",
             (
-                b"fp8 = 1\n"
+                b"DelayedScaling\nfp8 = 1\n"
                 + b"".join(b" " * i + b"if x:\n" for i in range(120))
                 + b" " * 120
                 + b"pass\n"

@@ -624,14 +624,20 @@ def test_unclosed_bracket() -> None:
 
 
 def test_deep_nesting_is_a_parse_error_not_a_crash() -> None:
-    for src in (
+    for body in (
         "x = " + "(" * 3000 + "1" + ")" * 3000 + "\n",
         "x = " + "1 and " * 8000 + "1\n",
         "x = " + "-" * 900 + "1\n",
     ):
+        src = "from transformer_engine.common.recipe import DelayedScaling\n" + body
         with pytest.raises(ParseError) as info:
             parse_python(SourceFile("deep.py", src))
         assert "nest" in info.value.message
+
+
+def test_file_without_site_names_is_not_parsed() -> None:
+    # mentions FP8 but builds nothing fp8lint reads: no libcst parse, so no syntax error either
+    assert parse("# fp8 notes\nx = (\n") == []
 
 
 def test_file_with_no_fp8_and_splats() -> None:

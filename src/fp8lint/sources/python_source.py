@@ -266,8 +266,19 @@ _MAX_FOLLOW = 8  # how many `a = b` links a value is followed through
 _LONE_CR = re.compile(r"\r(?!\n)")
 
 
+# Every site this source builds starts from one of these names; a file that mentions FP8 only
+# in passing (a comment, a log line, a dtype) is not worth a libcst parse.
+_SITE_NAMES = re.compile(
+    r"DelayedScaling|Float8CurrentScaling|MXFP8BlockScaling|Float8BlockScaling|"
+    r"NVFP4BlockScaling|MegatronMixedPrecision|MixedPrecisionConfig|RecipeKwargs|"
+    r"convert_to_float8_training|_mixed\b"
+)
+
+
 def parse_python(file: SourceFile) -> list[Fp8Site]:
     """Every FP8 site of a Python file: one per recipe, plugin, preset or handler built."""
+    if not _SITE_NAMES.search(file.text):
+        return []
     with warnings.catch_warnings():  # libcst.metadata's own imports warn on newer mypy_extensions
         warnings.simplefilter("ignore", DeprecationWarning)
         import libcst as cst
