@@ -239,3 +239,30 @@ def test_unwritable_output_file_is_a_plain_error(tmp_path: Path) -> None:
         assert (
             r.stderr.startswith("fp8lint: error: cannot write out") and "internal" not in r.stderr
         )
+
+
+def test_worker_processes_give_the_same_report(tmp_path: Path) -> None:
+    import os
+    import subprocess
+    import sys
+
+    for i in range(24):
+        write(tmp_path, f"d{i % 3}/c{i}.yaml", RISKY if i % 2 else RISKY.replace("hybrid", "e4m3"))
+    write(tmp_path, "d0/broken.yaml", "MODEL_ARGS: [fp8\n")
+
+    def report(workers: str) -> str:
+        env = dict(os.environ, FP8LINT_WORKERS=workers)
+        r = subprocess.run(
+            [sys.executable, "-m", "fp8lint", "check", ".", "--output-format", "json"],
+            cwd=tmp_path,
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=120,
+        )
+        assert r.returncode == 1 and r.stderr == ""
+        return r.stdout
+
+    serial, pooled = report("1"), report("2")
+    assert pooled == serial
+    assert len(json.loads(serial)) == 12 * 1 + 12 * 2 + 1

@@ -13,6 +13,7 @@ import re
 import stat
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from fp8lint.diagnostics import (
@@ -376,6 +377,7 @@ def run(
     """Lint (or fix) every file under `paths`.  `cli` holds what the command line said; each
     file's settings are its closest configuration file's, with the command line on top."""
     result = RunResult()
+    jobs: list[tuple[str, str, str, RunSettings, bool]] = []
     per_file = SettingsCache(cli, configs)
     for path, explicit in discover(paths, per_file.excluded if configs else None, force_exclude):
         settings = per_file.settings(path)
@@ -405,20 +407,14 @@ def run(
         if decoded is None:
             continue
         result.files_parsed += 1
-        try:
-            if fix is not None:
-                diags = _fix_one(path, shown, decoded, kind, settings, fix, result)
-            else:
-                diags, _ = lint_text(shown, decoded.text, kind, settings)
-        except Exception as exc:  # a bug in fp8lint must not stop the other files
-            if os.environ.get("FP8LINT_DEBUG"):
-                raise
-            diags = [
-                _problem(
-                    shown, f"internal error while checking this file: {type(exc).__name__}: {exc}"
-                )
-            ]
-        result.diagnostics.extend(d for d in diags if d.code != PARSE_ERROR[0] or parse_enabled)
+        if fix is not None:
+            work = partial(_fix_one, path, shown, decoded, kind, settings, fix, result)
+            diags = _guarded(shown, work)
+            result.diagnostics.extend(_kept(diags, parse_enabled))
+        else:
+            jobs.append((shown, decoded.text, kind, settings, parse_enabled))
+    for diags in _lint_all(jobs):
+        result.diagnostics.extend(diags)
     # a finding about a value in file A can come from linting A and from a script that
     # merges A: report it once
     seen: set[tuple[str, str, int, int]] = set()
@@ -430,6 +426,50 @@ def run(
             unique.append(d)
     result.diagnostics = sorted(unique, key=Diagnostic.sort_key)
     return result
+
+
+POOL_MIN_FILES = 16  # below this, starting worker processes costs more than it saves
+
+
+def _guarded(shown: str, work: Callable[[], list[Diagnostic]]) -> list[Diagnostic]:
+    """A bug in fp8lint on one file becomes an FP8001 for that file, not a stopped run."""
+    try:
+        return work()
+    except Exception as exc:
+        if os.environ.get("FP8LINT_DEBUG"):
+            raise
+        return [
+            _problem(shown, f"internal error while checking this file: {type(exc).__name__}: {exc}")
+        ]
+
+
+def _kept(diags: list[Diagnostic], parse_enabled: bool) -> list[Diagnostic]:
+    return [d for d in diags if d.code != PARSE_ERROR[0] or parse_enabled]
+
+
+def _lint_job(job: tuple[str, str, str, RunSettings, bool]) -> list[Diagnostic]:
+    shown, text, kind, settings, parse_enabled = job
+    work = partial(_first, lint_text, shown, text, kind, settings)
+    return _kept(_guarded(shown, work), parse_enabled)
+
+
+def _first(fn: Callable[..., tuple[list[Diagnostic], Any]], *args: Any) -> list[Diagnostic]:
+    return fn(*args)[0]
+
+
+def _lint_all(jobs: list[tuple[str, str, str, RunSettings, bool]]) -> Iterator[list[Diagnostic]]:
+    """Lint the files that passed the prefilter: in worker processes when there are many and
+    more than one core (`FP8LINT_WORKERS` sets the number; 1 keeps everything in-process)."""
+    workers = int(os.environ.get("FP8LINT_WORKERS") or min(os.cpu_count() or 1, 8))
+    if workers <= 1 or len(jobs) < POOL_MIN_FILES:
+        for job in jobs:
+            yield _lint_job(job)
+        return
+    from concurrent.futures import ProcessPoolExecutor
+
+    chunk = max(1, len(jobs) // (workers * 4))
+    with ProcessPoolExecutor(max_workers=workers) as pool:
+        yield from pool.map(_lint_job, jobs, chunksize=chunk)
 
 
 class SettingsCache:
