@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 
 from fp8lint.diagnostics import Diagnostic, TextEdit
 from fp8lint.engine import RunSettings, lint_text
-from fp8lint.fixes import applicable, apply_edits, fix_text
+from fp8lint.fixes import apply_edits, fix_text
 
 SETTINGS = settings(
     max_examples=60,
@@ -327,7 +327,7 @@ def first_round(diags: list[Diagnostic], unsafe: bool) -> list[TextEdit]:
     taken only when none of its edits overlaps an edit already taken."""
     taken: list[TextEdit] = []
     for d in diags:
-        if not applicable(d.fix, unsafe):
+        if d.fix is None or not d.fix.applies(unsafe):
             continue
         assert d.fix is not None
         if any(_overlap(e, t) for e in d.fix.edits for t in taken):
@@ -425,7 +425,7 @@ def test_unsafe_mode_fixes_at_least_as_much_as_safe(case: Case) -> None:
     diags, _ = lint_text(case.path, case.text, case.kind, RunSettings())
     safe = fix_text(case.path, case.text, case.kind, RunSettings(), False)
     wide = fix_text(case.path, case.text, case.kind, RunSettings(), True)
-    if not any(applicable(d.fix, True) and not applicable(d.fix, False) for d in diags):
+    if not any(d.fix and d.fix.applies(True) and not d.fix.applies(False) for d in diags):
         assert (safe.text, safe.failure) == (wide.text, wide.failure)
 
 

@@ -58,6 +58,15 @@ class Fix:
     site: int = 0
     intent: tuple[tuple[str, object], ...] = ()
 
+    def applies(self, unsafe: bool) -> bool:
+        """Whether `--fix` writes it: safe fixes always, unsafe ones with `--unsafe-fixes`;
+        display-only advice never."""
+        if not self.edits:
+            return False
+        return self.applicability is Applicability.SAFE or (
+            unsafe and self.applicability is Applicability.UNSAFE
+        )
+
 
 @dataclass(frozen=True)
 class Diagnostic:

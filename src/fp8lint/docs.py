@@ -9,10 +9,6 @@ def rule_page(code: str) -> str:
     return resources.files("fp8lint.rules").joinpath(f"{code}.md").read_text(encoding="utf-8")
 
 
-def has_page(code: str) -> bool:
-    return resources.files("fp8lint.rules").joinpath(f"{code}.md").is_file()
-
-
 def page_codes() -> list[str]:
     return sorted(
         p.name[:-3]

@@ -563,9 +563,3 @@ def _fix_one(
 def _ensure_newlines(lines: Iterable[str]) -> Iterator[str]:
     for line in lines:
         yield line if line.endswith(("\n", "\r")) else line + "\n\\ No newline at end of file\n"
-
-
-def rule_options_schema() -> Mapping[str, Mapping[str, Any]]:
-    from fp8lint.rules import all_rules
-
-    return {r.code: {o.name: o for o in r.options} for r in all_rules()}

@@ -328,14 +328,6 @@ class FixResult:
         return bool(self.fixed)
 
 
-def applicable(fix: Fix | None, unsafe: bool) -> bool:
-    if fix is None or not fix.edits:
-        return False
-    return fix.applicability is Applicability.SAFE or (
-        unsafe and fix.applicability is Applicability.UNSAFE
-    )
-
-
 def fix_text(path: str, text: str, kind: str, settings: RunSettings, unsafe: bool) -> FixResult:
     """Apply fixes until none is left (at most MAX_ITERATIONS rounds), verifying each round.
     On any failed check the original text comes back, with the reason."""
@@ -349,7 +341,7 @@ def fix_text(path: str, text: str, kind: str, settings: RunSettings, unsafe: boo
         chosen: list[Diagnostic] = []
         taken: list[TextEdit] = []
         for d in diags:
-            if not applicable(d.fix, unsafe):
+            if d.fix is None or not d.fix.applies(unsafe):
                 continue
             assert d.fix is not None
             if any(_overlaps(e, t) for e in d.fix.edits for t in taken):

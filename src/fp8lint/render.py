@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from fp8lint.diagnostics import Applicability, Diagnostic, Severity
+from fp8lint.diagnostics import Diagnostic, Severity
 
 OUTPUT_FORMATS = (
     "text",
@@ -241,11 +241,7 @@ def _counts_phrase(diags: list[Diagnostic]) -> str:
 
 
 def _fixable(d: Diagnostic, unsafe: bool) -> bool:
-    if d.fix is None or not d.fix.edits:
-        return False
-    return d.fix.applicability is Applicability.SAFE or (
-        unsafe and d.fix.applicability is Applicability.UNSAFE
-    )
+    return d.fix is not None and d.fix.applies(unsafe)
 
 
 def _suggested(d: Diagnostic) -> bool:

@@ -7,7 +7,6 @@ Rules see only `Fp8Site` records (never a file format) and yield `Finding`s.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
@@ -147,12 +146,3 @@ def pow2(exponent: int) -> str:
     if -16 <= exponent <= 40:
         return f"{2.0**exponent:g}"
     return f"2^{exponent}"
-
-
-def spike_clip(margin: int, spike: float) -> float:
-    """Fraction of an outlier lost when a step's amax is `spike` x the reference amax."""
-    return max(0.0, 1.0 - (2.0**margin) / spike)
-
-
-def binades(x: float) -> float:
-    return math.log2(x)
