@@ -193,7 +193,7 @@ def import_profile(path: Path) -> list[tuple[float, str]]:
 STAGES = {  # cProfile function name -> what it stands for
     "read_file": "read + prefilter + decode",
     "_walk": "walk the tree",
-    "parse_python": "parse Python (libcst)",
+    "parse_python": "parse Python (ast)",
     "parse_yaml": "parse YAML",
     "parse_json": "parse JSON",
     "parse_toml": "parse TOML",

@@ -6,7 +6,7 @@ aliases stay references: an alias bomb costs nothing, `!!python/object` tags are
 and every alias use keeps its own position.  JSON is read by a small iterative scanner, since
 the standard library keeps no positions.
 
-This module must stay light: no pydantic, no libcst.
+This module must stay light: no pydantic.
 """
 
 from __future__ import annotations

@@ -1,12 +1,16 @@
-"""Python recipe code, read with libcst: Transformer Engine recipes and the autocast that uses
-them, NeMo 2 `MegatronMixedPrecision` and its presets, Megatron-Bridge `MixedPrecisionConfig`
-and its registered names, `MegatronStrategy` topology, Accelerate's FP8 handlers, and
-torchao's `convert_to_float8_training`.
+"""Python recipe code, read from its syntax tree: Transformer Engine recipes and the autocast
+that uses them, NeMo 2 `MegatronMixedPrecision` and its presets, Megatron-Bridge
+`MixedPrecisionConfig` and its registered names, `MegatronStrategy` topology, Accelerate's FP8
+handlers, and torchao's `convert_to_float8_training`.
 
 The file is parsed, never imported or run.  A value is read only when it is a literal, or a
 name (or `obj.attr`) that is bound exactly once, in a scope the use can see, to a literal;
-anything else is an unknown setting with a note saying why.  libcst is imported inside
-`parse_python`, so importing this module costs nothing.
+anything else is an unknown setting with a note saying why.
+
+The tree is CPython's own `ast` (the parser is C, and positions come with every node), the
+way pyupgrade detects on a tree and edits text: fixes are text edits on the recorded spans,
+so nothing needs a concrete syntax tree.  Columns in `ast` count UTF-8 bytes; `_Reader._pos`
+turns them into characters.
 
 Names, fields and defaults: ../shared/reference/fp8-config-surface.md §1 (TE), §3.2/§3.3
 (NeMo 2, Megatron-Bridge), §4.1 (Accelerate), §6.1 (torchao).
@@ -16,9 +20,10 @@ from __future__ import annotations
 
 import ast
 import re
+import sys
 import warnings
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from fp8lint.frameworks import accelerate
 from fp8lint.frameworks.torchtitan import RECIPES as TORCHAO_RECIPES
@@ -46,10 +51,7 @@ from fp8lint.sources.base import Arg, ParseError, SourceFile, default, invalid_n
 from fp8lint.tree import MAX_DEPTH, Pos
 
 if TYPE_CHECKING:
-    from collections.abc import Mapping, Sequence
-
-    import libcst as cst
-    from libcst.metadata import CodePosition, CodeRange
+    from collections.abc import Iterator, Sequence
 
 TE = "Transformer Engine"
 
@@ -267,7 +269,7 @@ _LONE_CR = re.compile(r"\r(?!\n)")
 
 
 # Every site this source builds starts from one of these names; a file that mentions FP8 only
-# in passing (a comment, a log line, a dtype) is not worth a libcst parse.
+# in passing (a comment, a log line, a dtype) is not worth a parse.
 _SITE_NAMES = re.compile(
     r"DelayedScaling|Float8CurrentScaling|MXFP8BlockScaling|Float8BlockScaling|"
     r"NVFP4BlockScaling|MegatronMixedPrecision|MixedPrecisionConfig|RecipeKwargs|"
@@ -279,20 +281,11 @@ def parse_python(file: SourceFile) -> list[Fp8Site]:
     """Every FP8 site of a Python file: one per recipe, plugin, preset or handler built."""
     if not _SITE_NAMES.search(file.text):
         return []
-    with warnings.catch_warnings():  # libcst.metadata's own imports warn on newer mypy_extensions
-        warnings.simplefilter("ignore", DeprecationWarning)
-        import libcst as cst
-        from libcst.metadata import MetadataWrapper, PositionProvider
-
-    python_error = _precheck(file)
+    tree = _parse(file)
     try:
-        module = cst.parse_module(file.text)
-        positions = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
-        reader = _Reader(file, module, positions)
+        reader = _Reader(file, tree)
         reader.collect()
         sites = reader.sites()
-    except cst.ParserSyntaxError as exc:
-        raise _syntax_error(exc, python_error) from None
     except RecursionError:
         raise ParseError("nesting too deep to read", 1, 1) from None
     return sorted(
@@ -301,40 +294,38 @@ def parse_python(file: SourceFile) -> list[Fp8Site]:
 
 
 _TOO_DEEP = re.compile(r"too many nested|too many levels|too complex|stack overflow")
-_MAX_TOKENS_PER_STATEMENT = 5000
-_MAX_BRACKETS = 100
 
 
-def _precheck(file: SourceFile) -> SyntaxError | None:
-    """Reject what would crash libcst's native parser; return CPython's syntax error, if any.
-
-    libcst's parser recurses natively and takes the process down (not a `RecursionError`) on
-    a few thousand nested brackets or a chain like `a and a and ...`.  CPython's own parser
-    (compiling to an AST only, never running anything) is fast and bounded, so it screens
-    the file first.  When CPython rejects a file for an ordinary reason (say, syntax newer
-    than this interpreter), libcst still gets a try, after a token scan shows nothing deep.
-    """
+def _parse(file: SourceFile) -> ast.Module:
+    """The file's syntax tree from CPython's parser (compiling to a tree only, never running
+    anything), or a `ParseError` with CPython's own message and position."""
     source = file.text[1:] if file.text.startswith("\ufeff") else file.text
     try:
-        tree = ast.parse(source, filename=file.path)
+        with warnings.catch_warnings():  # `"\d"` warns while parsing; the file is not ours
+            warnings.simplefilter("ignore")
+            tree = ast.parse(source, filename=file.path)
     except (RecursionError, MemoryError):
         raise ParseError("nesting too deep to read", 1, 1) from None
     except SyntaxError as err:
         if _TOO_DEEP.search(err.msg or ""):
             raise ParseError("nesting too deep to read", err.lineno or 1, err.offset or 1) from None
-        if not _shallow_tokens(source):
-            raise _from_python(err) from None
-        return err
-    except ValueError as err:  # null bytes on older Pythons
+        raise ParseError(
+            f"Python syntax error: {err.msg} (as Python "
+            f"{sys.version_info.major}.{sys.version_info.minor} reads it)",
+            err.lineno or 1,
+            err.offset or 1,
+        ) from None
+    except ValueError as err:  # null bytes on older Pythons, over-long integers
         raise ParseError(f"Python syntax error: {err}", 1, 1) from None
     depth, line = _ast_depth(tree)
     if depth > MAX_DEPTH:
         raise ParseError(f"nesting deeper than {MAX_DEPTH} levels", line, 1)
-    return None
+    return tree
 
 
 def _ast_depth(tree: ast.AST) -> tuple[int, int]:
-    """The deepest nesting of a tree, counting `a and b and c` as libcst does (nested)."""
+    """The deepest nesting of a tree (`a and b and c` counts as nested, as it would in a
+    right-leaning tree), so that the recursive helpers below cannot overflow."""
     deepest, where = 0, 1
     stack: list[tuple[ast.AST, int]] = [(tree, 0)]
     while stack:
@@ -346,46 +337,6 @@ def _ast_depth(tree: ast.AST) -> tuple[int, int]:
     return deepest, where
 
 
-def _shallow_tokens(source: str) -> bool:
-    """True when no statement is long or deeply bracketed enough to endanger libcst."""
-    import io
-    import tokenize
-
-    depth = count = 0
-    try:
-        for tok in tokenize.generate_tokens(io.StringIO(source).readline):
-            count += 1
-            if tok.type == tokenize.OP and tok.string in "([{":
-                depth += 1
-            elif tok.type == tokenize.OP and tok.string in ")]}":
-                depth -= 1
-            elif tok.type == tokenize.NEWLINE:
-                count = 0
-            if depth > _MAX_BRACKETS or count > _MAX_TOKENS_PER_STATEMENT:
-                return False
-    except (tokenize.TokenError, SyntaxError, RecursionError, MemoryError):
-        return False
-    return True
-
-
-def _from_python(err: SyntaxError) -> ParseError:
-    return ParseError(f"Python syntax error: {err.msg}", err.lineno or 1, err.offset or 1)
-
-
-def _syntax_error(exc: cst.ParserSyntaxError, python_error: SyntaxError | None) -> ParseError:
-    """CPython's message and position when it also rejected the file, else libcst's.
-
-    libcst reports the right line but column 0; CPython gives the exact column and clearer
-    wording ("'(' was never closed", "Perhaps you forgot a comma?").
-    """
-    if python_error is not None and python_error.lineno is not None:
-        return _from_python(python_error)
-    message = exc.message.split("\n", 1)[0]
-    return ParseError(
-        f"Python syntax error: {message}", max(exc.raw_line, 1), max(exc.editor_column, 1)
-    )
-
-
 # ------------------------------------------------------------------------------- collection
 
 
@@ -394,7 +345,7 @@ class _Binding:
     """One binding of a name: the expression assigned (None when not a plain assignment:
     a parameter, loop target, import or unpacking), and the scope it was made in."""
 
-    value: cst.CSTNode | None
+    value: ast.AST | None
     scope: _Scope
 
 
@@ -404,8 +355,8 @@ class _AttrSet:
 
     base: str
     name: str
-    target: cst.Attribute
-    value: cst.BaseExpression
+    target: ast.Attribute
+    value: ast.expr
 
 
 @dataclass(eq=False)
@@ -422,7 +373,7 @@ class _Val:
     """A read argument, and the expression it resolved to (after following names)."""
 
     arg: Arg
-    node: cst.CSTNode
+    node: ast.AST
 
 
 @dataclass(frozen=True)
@@ -430,42 +381,88 @@ class _Target:
     """What a call builds: the class or preset name, and the expression that names it."""
 
     name: str
-    callee: cst.BaseExpression
+    callee: ast.expr
     origin: str  # dotted origin, for telling Bridge presets from NeMo 2 ones
 
 
-def _dotted(node: cst.CSTNode) -> list[str] | None:
-    """`a.b.c` as ["a", "b", "c"]; None for anything but names and attributes."""
-    import libcst as cst
+@dataclass(frozen=True)
+class _CallArg:
+    """One argument of a call, in the order written: `key=value`, `*x`, `**x` or a value."""
 
+    node: ast.AST  # the whole argument, `key=` and stars included
+    value: ast.expr
+    keyword: str | None
+    star: str  # "", "*" or "**"
+
+
+def _call_args(call: ast.Call) -> list[_CallArg]:
+    """`ast` keeps positional and keyword arguments apart; put them back in source order."""
+    out = [
+        _CallArg(a, a.value, None, "*") if isinstance(a, ast.Starred) else _CallArg(a, a, None, "")
+        for a in call.args
+    ]
+    out.extend(_CallArg(k, k.value, k.arg, "" if k.arg else "**") for k in call.keywords)
+    if call.args and call.keywords:
+        out.sort(key=lambda a: (_where(a.node), a.star == "**"))
+    return out
+
+
+def _where(node: ast.AST) -> tuple[int, int]:
+    return getattr(node, "lineno", 0), getattr(node, "col_offset", 0)
+
+
+_FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
+_DEFS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+
+
+def _dotted(node: ast.AST) -> list[str] | None:
+    """`a.b.c` as ["a", "b", "c"]; None for anything but names and attributes."""
     parts: list[str] = []
-    while isinstance(node, cst.Attribute):
-        parts.append(node.attr.value)
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
         node = node.value
-    if not isinstance(node, cst.Name):
+    if not isinstance(node, ast.Name):
         return None
-    parts.append(node.value)
+    parts.append(node.id)
     return parts[::-1]
 
 
-def _dotted_text(node: cst.CSTNode) -> str | None:
+def _dotted_text(node: ast.AST) -> str | None:
     parts = _dotted(node)
     return ".".join(parts) if parts else None
 
 
-def _last_name(node: cst.CSTNode) -> str | None:
-    import libcst as cst
-
-    if isinstance(node, cst.Attribute):
-        return node.attr.value
-    if isinstance(node, cst.Name):
-        return node.value
+def _last_name(node: ast.AST) -> str | None:
+    if isinstance(node, ast.Attribute):
+        return node.attr
+    if isinstance(node, ast.Name):
+        return node.id
     return None
 
 
-def _module_text(node: cst.ImportFrom) -> str:
-    name = _dotted_text(node.module) if node.module is not None else None
-    return "." * len(node.relative) + (name or "")
+def _module_text(node: ast.ImportFrom) -> str:
+    return "." * node.level + (node.module or "")
+
+
+def _is_literal(node: ast.AST) -> bool:
+    """Numbers, strings, bytes, True/False/None, a signed number, and tuples or lists of
+    them: what `ast.literal_eval` reads and fp8lint treats as written values."""
+    if isinstance(node, ast.Constant):
+        return node.value is not Ellipsis
+    if isinstance(node, ast.UnaryOp):
+        return (
+            isinstance(node.op, (ast.USub, ast.UAdd))
+            and isinstance(node.operand, ast.Constant)
+            and isinstance(node.operand.value, (int, float))
+            and not isinstance(node.operand.value, bool)
+        )
+    if isinstance(node, (ast.Tuple, ast.List)):
+        return all(_is_literal(e) for e in node.elts)
+    return False
+
+
+def _is_string(node: ast.AST) -> bool:
+    return isinstance(node, ast.Constant) and isinstance(node.value, str)
 
 
 def _short(text: str, limit: int = 60) -> str:
@@ -505,15 +502,12 @@ def _moe_word(text: str) -> bool:
 class _Reader:
     """One parsed file: the bindings, calls and strings it holds, then the sites they make."""
 
-    def __init__(
-        self, file: SourceFile, module: cst.Module, positions: Mapping[cst.CSTNode, CodeRange]
-    ) -> None:
+    def __init__(self, file: SourceFile, module: ast.Module) -> None:
         self.file = file
         self.module = module
-        self.positions = positions
         self.module_scope = _Scope("module", None)
-        self.calls: list[tuple[cst.Call, _Scope]] = []
-        self.strings: list[tuple[cst.BaseExpression, _Scope]] = []
+        self.calls: list[tuple[ast.Call, _Scope]] = []
+        self.strings: list[tuple[ast.Constant, _Scope]] = []
         self.imports: dict[str, tuple[str, str]] = {}  # local name -> (module, original name)
         self.star_modules: list[str] = []
         self.local_defs: set[str] = set()
@@ -521,58 +515,54 @@ class _Reader:
         self.assigned_to: dict[int, tuple[str, _Scope]] = {}  # id(call) -> (target, scope)
         self.skip_strings: set[int] = set()
         self._moe: bool | None = None  # whether the file mentions an MoE model (torchao)
-        text = file.text
-        self._bom = 1 if text.startswith("\ufeff") else 0
-        if "\r" in text and _LONE_CR.search(text):
-            self._starts = [0] + [m.end() for m in re.finditer(r"\r\n|\r|\n", text)]
-        else:
-            self._starts = file.line_starts
+        self._bom = 1 if file.text.startswith("\ufeff") else 0
+        self._starts = file.line_starts
+        self._ascii = file.text.isascii()
 
     # -- positions ---------------------------------------------------------------------------
-    def _pos(self, line: int, column: int) -> Pos:
-        """libcst's 1-based line and 0-based column as a `Pos` with a character index."""
-        line0 = min(max(line - 1, 0), len(self._starts) - 1)
-        index = self._starts[line0] + column + (self._bom if line0 == 0 else 0)
-        return Pos(line0, column, min(index, len(self.file.text)))
+    def _pos(self, line: int, byte_column: int) -> Pos:
+        """`ast`'s 1-based line and UTF-8 byte column as a `Pos` with a character index."""
+        starts = self._starts
+        line0 = min(max(line - 1, 0), len(starts) - 1)
+        begin = starts[line0] + (self._bom if line0 == 0 else 0)
+        column = byte_column
+        if not self._ascii:
+            end = starts[line0 + 1] if line0 + 1 < len(starts) else len(self.file.text)
+            text = self.file.text[begin:end]
+            if not text.isascii():
+                head = text.encode("utf-8", errors="surrogatepass")[:byte_column]
+                column = len(head.decode("utf-8", errors="ignore"))
+        return Pos(line0, column, min(begin + column, len(self.file.text)))
 
-    def _range(self, node: cst.CSTNode) -> tuple[CodePosition, CodePosition]:
-        """Where a node starts and ends, counting the parentheses written around it."""
-        rng = self.positions[node]
-        start, end = rng.start, rng.end
-        lpar: Sequence[cst.CSTNode] = getattr(node, "lpar", ())
-        rpar: Sequence[cst.CSTNode] = getattr(node, "rpar", ())
-        if lpar and rpar and lpar[0] in self.positions and rpar[-1] in self.positions:
-            start, end = self.positions[lpar[0]].start, self.positions[rpar[-1]].end
-        return start, end
+    def _range(self, node: ast.AST) -> tuple[Pos, Pos]:
+        start = self._pos(node.lineno, node.col_offset)  # type: ignore[attr-defined]
+        end_line = getattr(node, "end_lineno", None) or node.lineno  # type: ignore[attr-defined]
+        end_col = getattr(node, "end_col_offset", None)
+        return start, self._pos(end_line, node.col_offset if end_col is None else end_col)  # type: ignore[attr-defined]
 
-    def span(self, node: cst.CSTNode) -> Span:
+    def span(self, node: ast.AST) -> Span:
         return self.span_between(node, node)
 
-    def span_between(self, first: cst.CSTNode, last: cst.CSTNode) -> Span:
-        start, end = self._range(first)[0], self._range(last)[1]
-        return self.file.span(self._pos(start.line, start.column), self._pos(end.line, end.column))
+    def span_between(self, first: ast.AST, last: ast.AST) -> Span:
+        return self.file.span(self._range(first)[0], self._range(last)[1])
 
-    def text(self, node: cst.CSTNode) -> str:
+    def text(self, node: ast.AST) -> str:
         start, end = self._range(node)
-        first = self._pos(start.line, start.column).index
-        last = self._pos(end.line, end.column).index
-        return self.file.text[first:last]
+        return self.file.text[start.index : end.index]
 
-    def edit_info(self, call: cst.Call, keys: dict[str, str]) -> EditInfo:
+    def edit_info(self, call: ast.Call, keys: dict[str, str]) -> EditInfo:
         """Where a fix adds a keyword to `call`: after its last argument, one per line when
         the call is laid out that way, or inside the parentheses of an empty call."""
-        values = {a.keyword.value: self.span(a.value) for a in call.args if a.keyword is not None}
-        own = self.positions[call]
-        if not call.args:
-            close = self._pos(own.end.line, own.end.column)
+        args = _call_args(call)
+        values = {a.keyword: self.span(a.value) for a in args if a.keyword is not None}
+        if not args:
+            close = self._range(call)[1]
             at = self.file.pos_of_index(max(close.index - 1, 0))
             return EditInfo(
                 syntax="python", flow=True, insert_into=self.file.span(at, at), keys=keys
             )
-        last = call.args[-1]
-        first_node: cst.CSTNode = last.keyword if last.keyword is not None else last.value
-        after = self.span_between(first_node, last.value)
-        opening_line = self._range(call.func)[1].line
+        after = self.span(args[-1].node)
+        opening_line = self._range(call.func)[1].line + 1
         multiline = after.line != opening_line
         return EditInfo(
             syntax="python",
@@ -586,185 +576,258 @@ class _Reader:
     # -- the walk ----------------------------------------------------------------------------
     def collect(self) -> None:
         """Walk the tree once, iteratively (deep files cannot overflow the stack here)."""
-        stack: list[tuple[cst.CSTNode, _Scope]] = [(self.module, self.module_scope)]
+        stack: list[tuple[ast.AST, _Scope]] = [(self.module, self.module_scope)]
+        visit = self._VISIT
         while stack:
             node, scope = stack.pop()
-            stack.extend(reversed(self._visit(node, scope)))
-
-    def _visit(self, node: cst.CSTNode, scope: _Scope) -> list[tuple[cst.CSTNode, _Scope]]:
-        import libcst as cst
-
-        if isinstance(node, cst.FunctionDef):
-            self._bind(scope, node.name.value, node)
-            self.local_defs.add(node.name.value)
-            inner = _Scope("function", scope)
-            self._bind_params(inner, node.params)
-            outer: list[cst.CSTNode] = [*node.decorators, node.params]
-            if node.returns is not None:
-                outer.append(node.returns)
-            return [(n, scope) for n in outer] + [(node.body, inner)]
-        if isinstance(node, cst.Lambda):
-            inner = _Scope("function", scope)
-            self._bind_params(inner, node.params)
-            return [(node.params, scope), (node.body, inner)]
-        if isinstance(node, cst.ClassDef):
-            self._bind(scope, node.name.value, node)
-            self.local_defs.add(node.name.value)
-            inner = _Scope("class", scope)
-            heads: list[cst.CSTNode] = [*node.decorators, *node.bases, *node.keywords]
-            return [(n, scope) for n in heads] + [(node.body, inner)]
-        if isinstance(node, (cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)):
-            inner = _Scope("comprehension", scope)
-            return [(n, inner) for n in node.children]
-        if isinstance(node, cst.CompFor):
-            self._bind_target(scope, node.target, None)
-        elif isinstance(node, cst.Assign):
-            for target in node.targets:
-                self._bind_target(scope, target.target, node.value)
-            if len(node.targets) == 1:
-                self._note_assigned(scope, node.targets[0].target, node.value)
-        elif isinstance(node, cst.AnnAssign):
-            if node.value is not None:
-                self._bind_target(scope, node.target, node.value)
-                self._note_assigned(scope, node.target, node.value)
-        elif isinstance(node, cst.AugAssign):
-            self._bind_target(scope, node.target, None)
-        elif isinstance(node, cst.For):
-            self._bind_target(scope, node.target, None)
-        elif isinstance(node, cst.With):
-            for item in node.items:
-                if item.asname is not None:
-                    self._bind_target(scope, item.asname.name, None)
-        elif isinstance(node, cst.NamedExpr):
-            self._bind_target(scope, node.target, node.value)
-        elif isinstance(node, cst.Import):
-            for alias in node.names:
-                full = _dotted_text(alias.name) or ""
-                if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
-                    local = alias.asname.name.value
-                    self.imports[local] = (full, "")
-                else:
-                    local = full.split(".", 1)[0]
-                    self.imports.setdefault(local, (local, ""))
-                self._bind(scope, local, None)
-        elif isinstance(node, cst.ImportFrom):
-            module = _module_text(node)
-            if isinstance(node.names, cst.ImportStar):
-                self.star_modules.append(module)
+            method = visit.get(type(node))
+            if method is None:
+                children = [(n, scope) for n in ast.iter_child_nodes(node)]
             else:
-                for alias in node.names:
-                    original = _dotted_text(alias.name) or ""
-                    local = original
-                    if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
-                        local = alias.asname.name.value
-                    self.imports[local] = (module, original)
-                    self._bind(scope, local, None)
-        elif isinstance(node, cst.Global):
-            scope.globals.update(item.name.value for item in node.names)
-        elif isinstance(node, cst.Call):
-            self.calls.append((node, scope))
-        elif isinstance(node, (cst.SimpleString, cst.ConcatenatedString)):
-            if id(node) not in self.skip_strings:
-                self.strings.append((node, scope))
-            return []  # the parts of a concatenated string are not strings of their own
-        elif isinstance(node, cst.Expr):
-            self.skip_strings.add(id(node.value))  # a docstring or bare string statement
-        elif isinstance(node, cst.Comparison):
-            self.skip_strings.add(id(node.left))  # `name == "preset"` dispatches, not sets
-            self.skip_strings.update(id(c.comparator) for c in node.comparisons)
-        elif isinstance(node, cst.DictElement):
-            self.skip_strings.add(id(node.key))
-        elif isinstance(node, cst.SubscriptElement):
-            if isinstance(node.slice, cst.Index):
-                self.skip_strings.add(id(node.slice.value))
-        elif isinstance(node, (cst.List, cst.Tuple, cst.Set)):
-            self.skip_strings.update(id(e.value) for e in node.elements)  # `choices=[...]`
-        return [(n, scope) for n in node.children]
+                children = method(self, node, scope)
+            stack.extend(reversed(children))
+        # `ast` lists a dict's keys before its values; keep the calls in source order
+        self.calls.sort(key=lambda c: _where(c[0]))
 
-    def _bind(self, scope: _Scope, name: str, value: cst.CSTNode | None) -> None:
+    def _children(self, node: ast.AST, scope: _Scope) -> list[tuple[ast.AST, _Scope]]:
+        return [(n, scope) for n in ast.iter_child_nodes(node)]
+
+    def _visit_function(self, node: ast.AST, scope: _Scope) -> list[tuple[ast.AST, _Scope]]:
+        assert isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+        self._bind(scope, node.name, node)
+        self.local_defs.add(node.name)
+        inner = _Scope("function", scope)
+        self._bind_params(inner, node.args)
+        outer: list[ast.AST] = [*node.decorator_list, node.args]
+        if node.returns is not None:
+            outer.append(node.returns)
+        return [(n, scope) for n in outer] + [(n, inner) for n in node.body]
+
+    def _visit_lambda(self, node: ast.AST, scope: _Scope) -> list[tuple[ast.AST, _Scope]]:
+        assert isinstance(node, ast.Lambda)
+        inner = _Scope("function", scope)
+        self._bind_params(inner, node.args)
+        return [(node.args, scope), (node.body, inner)]
+
+    def _visit_class(self, node: ast.AST, scope: _Scope) -> list[tuple[ast.AST, _Scope]]:
+        assert isinstance(node, ast.ClassDef)
+        self._bind(scope, node.name, node)
+        self.local_defs.add(node.name)
+        inner = _Scope("class", scope)
+        heads: list[ast.AST] = [*node.decorator_list, *node.bases, *node.keywords]
+        return [(n, scope) for n in heads] + [(n, inner) for n in node.body]
+
+    def _visit_comprehension(self, node: ast.AST, scope: _Scope) -> list[tuple[ast.AST, _Scope]]:
+        inner = _Scope("comprehension", scope)
+        return [(n, inner) for n in ast.iter_child_nodes(node)]
+
+    def _visit_comp_for(self, node: ast.AST, scope: _Scope) -> list[tuple[ast.AST, _Scope]]:
+        assert isinstance(node, ast.comprehension)
+        self._bind_target(scope, node.target, None)
+        return self._children(node, scope)
+
+    def _visit_assign(self, node: ast.AST, scope: _Scope) -> list[tuple[ast.AST, _Scope]]:
+        assert isinstance(node, ast.Assign)
+        for target in node.targets:
+            self._bind_target(scope, target, node.value)
+        if len(node.targets) == 1:
+            self._note_assigned(scope, node.targets[0], node.value)
+        return self._children(node, scope)
+
+    def _visit_ann_assign(self, node: ast.AST, scope: _Scope) -> list[tuple[ast.AST, _Scope]]:
+        assert isinstance(node, ast.AnnAssign)
+        if node.value is not None:
+            self._bind_target(scope, node.target, node.value)
+            self._note_assigned(scope, node.target, node.value)
+        return self._children(node, scope)
+
+    def _visit_rebind(self, node: ast.AST, scope: _Scope) -> list[tuple[ast.AST, _Scope]]:
+        """`x += 1` and `for x in ...`: a binding whose value fp8lint does not follow."""
+        assert isinstance(node, (ast.AugAssign, ast.For, ast.AsyncFor))
+        self._bind_target(scope, node.target, None)
+        return self._children(node, scope)
+
+    def _visit_with(self, node: ast.AST, scope: _Scope) -> list[tuple[ast.AST, _Scope]]:
+        assert isinstance(node, (ast.With, ast.AsyncWith))
+        for item in node.items:
+            if item.optional_vars is not None:
+                self._bind_target(scope, item.optional_vars, None)
+        return self._children(node, scope)
+
+    def _visit_named(self, node: ast.AST, scope: _Scope) -> list[tuple[ast.AST, _Scope]]:
+        assert isinstance(node, ast.NamedExpr)
+        self._bind_target(scope, node.target, node.value)
+        return self._children(node, scope)
+
+    def _visit_import(self, node: ast.AST, scope: _Scope) -> list[tuple[ast.AST, _Scope]]:
+        assert isinstance(node, ast.Import)
+        for alias in node.names:
+            if alias.asname is not None:
+                local = alias.asname
+                self.imports[local] = (alias.name, "")
+            else:
+                local = alias.name.split(".", 1)[0]
+                self.imports.setdefault(local, (local, ""))
+            self._bind(scope, local, None)
+        return []
+
+    def _visit_import_from(self, node: ast.AST, scope: _Scope) -> list[tuple[ast.AST, _Scope]]:
+        assert isinstance(node, ast.ImportFrom)
+        module = _module_text(node)
+        for alias in node.names:
+            if alias.name == "*":
+                self.star_modules.append(module)
+                continue
+            local = alias.asname or alias.name
+            self.imports[local] = (module, alias.name)
+            self._bind(scope, local, None)
+        return []
+
+    def _visit_global(self, node: ast.AST, scope: _Scope) -> list[tuple[ast.AST, _Scope]]:
+        assert isinstance(node, ast.Global)
+        scope.globals.update(node.names)
+        return []
+
+    def _visit_call(self, node: ast.AST, scope: _Scope) -> list[tuple[ast.AST, _Scope]]:
+        assert isinstance(node, ast.Call)
+        self.calls.append((node, scope))
+        return self._children(node, scope)
+
+    def _visit_constant(self, node: ast.AST, scope: _Scope) -> list[tuple[ast.AST, _Scope]]:
+        assert isinstance(node, ast.Constant)
+        if isinstance(node.value, str) and id(node) not in self.skip_strings:
+            self.strings.append((node, scope))
+        return []
+
+    def _visit_fstring(self, node: ast.AST, scope: _Scope) -> list[tuple[ast.AST, _Scope]]:
+        assert isinstance(node, ast.JoinedStr)
+        self.skip_strings.update(id(v) for v in node.values)  # the text parts of an f-string
+        return self._children(node, scope)
+
+    def _visit_expr(self, node: ast.AST, scope: _Scope) -> list[tuple[ast.AST, _Scope]]:
+        assert isinstance(node, ast.Expr)
+        self.skip_strings.add(id(node.value))  # a docstring or bare string statement
+        return self._children(node, scope)
+
+    def _visit_compare(self, node: ast.AST, scope: _Scope) -> list[tuple[ast.AST, _Scope]]:
+        assert isinstance(node, ast.Compare)
+        self.skip_strings.add(id(node.left))  # `name == "preset"` dispatches, not sets
+        self.skip_strings.update(id(c) for c in node.comparators)
+        return self._children(node, scope)
+
+    def _visit_dict(self, node: ast.AST, scope: _Scope) -> list[tuple[ast.AST, _Scope]]:
+        assert isinstance(node, ast.Dict)
+        self.skip_strings.update(id(k) for k in node.keys if k is not None)
+        return self._children(node, scope)
+
+    def _visit_subscript(self, node: ast.AST, scope: _Scope) -> list[tuple[ast.AST, _Scope]]:
+        assert isinstance(node, ast.Subscript)
+        if not isinstance(node.slice, (ast.Slice, ast.Tuple)):
+            self.skip_strings.add(id(node.slice))
+        return self._children(node, scope)
+
+    def _visit_sequence(self, node: ast.AST, scope: _Scope) -> list[tuple[ast.AST, _Scope]]:
+        assert isinstance(node, (ast.List, ast.Tuple, ast.Set))
+        self.skip_strings.update(id(e) for e in node.elts)  # `choices=[...]`
+        return self._children(node, scope)
+
+    _VISIT: ClassVar[dict[type, Any]] = {
+        ast.FunctionDef: _visit_function,
+        ast.AsyncFunctionDef: _visit_function,
+        ast.Lambda: _visit_lambda,
+        ast.ClassDef: _visit_class,
+        ast.ListComp: _visit_comprehension,
+        ast.SetComp: _visit_comprehension,
+        ast.DictComp: _visit_comprehension,
+        ast.GeneratorExp: _visit_comprehension,
+        ast.comprehension: _visit_comp_for,
+        ast.Assign: _visit_assign,
+        ast.AnnAssign: _visit_ann_assign,
+        ast.AugAssign: _visit_rebind,
+        ast.For: _visit_rebind,
+        ast.AsyncFor: _visit_rebind,
+        ast.With: _visit_with,
+        ast.AsyncWith: _visit_with,
+        ast.NamedExpr: _visit_named,
+        ast.Import: _visit_import,
+        ast.ImportFrom: _visit_import_from,
+        ast.Global: _visit_global,
+        ast.Call: _visit_call,
+        ast.Constant: _visit_constant,
+        ast.JoinedStr: _visit_fstring,
+        ast.Expr: _visit_expr,
+        ast.Compare: _visit_compare,
+        ast.Dict: _visit_dict,
+        ast.Subscript: _visit_subscript,
+        ast.List: _visit_sequence,
+        ast.Tuple: _visit_sequence,
+        ast.Set: _visit_sequence,
+    }
+
+    def _bind(self, scope: _Scope, name: str, value: ast.AST | None) -> None:
         target = self.module_scope if name in scope.globals else scope
         target.bindings.setdefault(name, []).append(_Binding(value, scope))
 
-    def _bind_params(self, scope: _Scope, params: cst.Parameters) -> None:
-        import libcst as cst
-
-        every: list[object] = [
-            *params.posonly_params,
-            *params.params,
-            *params.kwonly_params,
-            params.star_arg,
-            *([params.star_kwarg] if params.star_kwarg else []),
-        ]
+    def _bind_params(self, scope: _Scope, params: ast.arguments) -> None:
+        every = [*params.posonlyargs, *params.args, *params.kwonlyargs]
+        every.extend(p for p in (params.vararg, params.kwarg) if p is not None)
         for param in every:
-            if isinstance(param, cst.Param):
-                self._bind(scope, param.name.value, None)
+            self._bind(scope, param.arg, None)
 
-    def _bind_target(
-        self, scope: _Scope, target: cst.CSTNode, value: cst.BaseExpression | None
-    ) -> None:
-        import libcst as cst
-
-        if isinstance(target, cst.Name):
-            self._bind(scope, target.value, value)
-        elif isinstance(target, cst.Attribute):
+    def _bind_target(self, scope: _Scope, target: ast.AST, value: ast.expr | None) -> None:
+        if isinstance(target, ast.Name):
+            self._bind(scope, target.id, value)
+        elif isinstance(target, ast.Attribute):
             key = _dotted_text(target)
             if key is not None:
                 self.attr_bindings.setdefault(key, []).append(_Binding(value, scope))
             base = _dotted_text(target.value)
             if base is not None and value is not None:
-                scope.attr_sets.append(_AttrSet(base, target.attr.value, target, value))
-        elif isinstance(target, (cst.Tuple, cst.List)):
-            for element in target.elements:
-                self._bind_target(scope, element.value, None)
-        elif isinstance(target, cst.StarredElement):
+                scope.attr_sets.append(_AttrSet(base, target.attr, target, value))
+        elif isinstance(target, (ast.Tuple, ast.List)):
+            for element in target.elts:
+                self._bind_target(scope, element, None)
+        elif isinstance(target, ast.Starred):
             self._bind_target(scope, target.value, None)
 
-    def _note_assigned(self, scope: _Scope, target: cst.CSTNode, value: cst.CSTNode) -> None:
-        import libcst as cst
-
+    def _note_assigned(self, scope: _Scope, target: ast.AST, value: ast.AST) -> None:
         key = _dotted_text(target)
-        if key is not None and isinstance(value, cst.Call):
+        if key is not None and isinstance(value, ast.Call):
             self.assigned_to[id(value)] = (key, scope)
 
     # -- following names -------------------------------------------------------------------
-    def _bindings_of(self, node: cst.CSTNode, scope: _Scope) -> list[_Binding] | None:
-        import libcst as cst
-
-        if isinstance(node, cst.Name):
+    def _bindings_of(self, node: ast.AST, scope: _Scope) -> list[_Binding] | None:
+        if isinstance(node, ast.Name):
             current: _Scope | None = scope
             while current is not None:
                 # a class body's names are not visible from the functions inside it
-                if (current is scope or current.kind != "class") and node.value in current.bindings:
-                    return current.bindings[node.value]
+                if (current is scope or current.kind != "class") and node.id in current.bindings:
+                    return current.bindings[node.id]
                 current = current.parent
             return None
         key = _dotted_text(node)
         return self.attr_bindings.get(key) if key is not None else None
 
     def resolve(
-        self, node: cst.CSTNode, scope: _Scope
-    ) -> tuple[cst.CSTNode, tuple[cst.CSTNode, ...], str | None]:
+        self, node: ast.AST, scope: _Scope
+    ) -> tuple[ast.AST, tuple[ast.AST, ...], str | None]:
         """Follow a name bound exactly once; (final expression, values passed, why it stopped)."""
         final, via, why, _scope = self.follow(node, scope)
         return final, via, why
 
     def follow(
-        self, node: cst.CSTNode, scope: _Scope
-    ) -> tuple[cst.CSTNode, tuple[cst.CSTNode, ...], str | None, _Scope]:
+        self, node: ast.AST, scope: _Scope
+    ) -> tuple[ast.AST, tuple[ast.AST, ...], str | None, _Scope]:
         """`resolve`, plus the scope the final expression was written in."""
-        import libcst as cst
-
-        via: list[cst.CSTNode] = []
+        via: list[ast.AST] = []
         for _ in range(_MAX_FOLLOW):
-            if isinstance(node, cst.Name) and node.value in ("True", "False", "None"):
-                break
-            if not isinstance(node, (cst.Name, cst.Attribute)):
+            if not isinstance(node, (ast.Name, ast.Attribute)):
                 break
             bound = self._bindings_of(node, scope)
-            shown = _short(self.text(node))
             if not bound:
                 return node, tuple(via), None, scope
             if len(bound) > 1:
+                shown = _short(self.text(node))
                 return (
                     node,
                     tuple(via),
@@ -775,48 +838,26 @@ class _Reader:
                     scope,
                 )
             value = bound[0].value
-            if value is None or isinstance(value, (cst.FunctionDef, cst.ClassDef)):
+            if value is None or isinstance(value, _DEFS):
                 return (value or node), tuple(via), None, bound[0].scope
             via.append(value)
             node, scope = value, bound[0].scope
         return node, tuple(via), None, scope
 
-    def literal(self, node: cst.CSTNode) -> tuple[bool, Any]:
+    def literal(self, node: ast.AST) -> tuple[bool, Any]:
         """(True, value) for a literal: numbers, strings, True/False/None, tuples of them."""
-        if not self._is_literal(node):
+        if not _is_literal(node):
             return False, None
         try:
-            return True, ast.literal_eval(self.text(node).strip())
+            return True, ast.literal_eval(node)
         except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
             return False, None
-
-    def _is_literal(self, node: cst.CSTNode) -> bool:
-        import libcst as cst
-
-        if isinstance(node, (cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString)):
-            return True
-        if isinstance(node, cst.ConcatenatedString):
-            return all(
-                isinstance(p, (cst.SimpleString, cst.ConcatenatedString))
-                for p in (node.left, node.right)
-            )
-        if isinstance(node, cst.Name):
-            return node.value in ("True", "False", "None")
-        if isinstance(node, cst.UnaryOperation):
-            return isinstance(node.operator, (cst.Minus, cst.Plus)) and isinstance(
-                node.expression, (cst.Integer, cst.Float)
-            )
-        if isinstance(node, (cst.Tuple, cst.List)):
-            return all(
-                isinstance(e, cst.Element) and self._is_literal(e.value) for e in node.elements
-            )
-        return False
 
     def value_of(
         self,
         key: str,
-        whole: cst.CSTNode,
-        value: cst.BaseExpression,
+        whole: ast.AST,
+        value: ast.expr,
         scope: _Scope,
         span: Span | None = None,
     ) -> _Val:
@@ -840,15 +881,15 @@ class _Reader:
             final,
         )
 
-    def keywords(self, call: cst.Call, scope: _Scope) -> dict[str, _Val]:
+    def keywords(self, call: ast.Call, scope: _Scope) -> dict[str, _Val]:
         out: dict[str, _Val] = {}
-        for a in call.args:
-            if a.keyword is None or a.star:
-                continue  # positional arguments and `**kwargs` splats are not read
-            out[a.keyword.value] = self.value_of(a.keyword.value, a, a.value, scope)
+        for k in call.keywords:
+            if k.arg is None:
+                continue  # `**kwargs` splats are not read
+            out[k.arg] = self.value_of(k.arg, k, k.value, scope)
         return out
 
-    def overrides(self, call: cst.Call) -> list[tuple[str, _Val]]:
+    def overrides(self, call: ast.Call) -> list[tuple[str, _Val]]:
         """`p.field = value` after `p = <call>`, in the scope `p` was bound in (bound once)."""
         found = self.assigned_to.get(id(call))
         if found is None:
@@ -886,7 +927,7 @@ class _Reader:
         return list(out.items())
 
     # -- what a call builds ----------------------------------------------------------------
-    def _origin(self, node: cst.CSTNode) -> str:
+    def _origin(self, node: ast.AST) -> str:
         parts = _dotted(node) or []
         if not parts:
             return ""
@@ -894,20 +935,18 @@ class _Reader:
         head = ".".join(p for p in (module, original) if p)
         return ".".join([head or parts[0], *parts[1:]])
 
-    def target(self, call: cst.Call) -> _Target | None:
-        import libcst as cst
-
-        callee: cst.BaseExpression = call.func
+    def target(self, call: ast.Call) -> _Target | None:
+        callee: ast.expr = call.func
         name = _last_name(callee)
         if name is None:
             return None
         if name in CONFIG_WRAPPERS or (
-            isinstance(callee, cst.Name) and self.imports.get(name, ("", ""))[1] in CONFIG_WRAPPERS
+            isinstance(callee, ast.Name) and self.imports.get(name, ("", ""))[1] in CONFIG_WRAPPERS
         ):
-            first = next((a for a in call.args if a.keyword is None and not a.star), None)
+            first = next((a for a in call.args if not isinstance(a, ast.Starred)), None)
             if first is None:
                 return None
-            callee = first.value
+            callee = first
             name = _last_name(callee)
             if name is None:
                 return None
@@ -915,11 +954,9 @@ class _Reader:
             return found if found is not None and found.name in CLASSES else None
         return self._named(callee, name)
 
-    def _named(self, callee: cst.BaseExpression, name: str) -> _Target | None:
-        import libcst as cst
-
+    def _named(self, callee: ast.expr, name: str) -> _Target | None:
         origin = self._origin(callee)
-        if isinstance(callee, cst.Name):
+        if isinstance(callee, ast.Name):
             if name in self.local_defs:
                 return None  # the file defines it: not the framework's
             module, original = self.imports.get(name, ("", ""))
@@ -943,7 +980,7 @@ class _Reader:
 
     # -- sites ---------------------------------------------------------------------------
     def sites(self) -> list[Fp8Site]:
-        targets: list[tuple[cst.Call, _Scope, _Target]] = []
+        targets: list[tuple[ast.Call, _Scope, _Target]] = []
         for call, scope in self.calls:
             found = self.target(call)
             if found is not None:
@@ -1006,7 +1043,7 @@ class _Reader:
             out.append(site.model_copy(update=updates) if updates else site)
         return out
 
-    def _from(self, callee: cst.CSTNode) -> str | None:
+    def _from(self, callee: ast.AST) -> str | None:
         """The dotted origin of a callee named through an import (or a full module chain);
         None when the file defines its first name itself or it is not a plain dotted name."""
         parts = _dotted(callee)
@@ -1032,7 +1069,7 @@ class _Reader:
             note=_TORCH_CHECKPOINT_NOTE,
         )
 
-    def _is_te_linear(self, callee: cst.CSTNode) -> bool:
+    def _is_te_linear(self, callee: ast.AST) -> bool:
         """`te.Linear`, `transformer_engine.pytorch.Linear`, or `Linear` imported from
         `transformer_engine.pytorch` (and `LayerNormLinear` the same ways)."""
         origin = self._from(callee)
@@ -1048,7 +1085,7 @@ class _Reader:
 
     def _te_head(self) -> Setting[bool] | None:
         """The file's first `<head> = te.Linear(...)`: the output head built as a TE linear."""
-        found: list[tuple[cst.Call, str]] = []
+        found: list[tuple[ast.Call, str]] = []
         for call, _scope in self.calls:
             assigned = self.assigned_to.get(id(call))
             if assigned is None:
@@ -1068,7 +1105,7 @@ class _Reader:
             note=_TE_HEAD_NOTE,
         )
 
-    def _topology(self, strategies: list[tuple[cst.Call, _Scope]]) -> dict[str, Arg]:
+    def _topology(self, strategies: list[tuple[ast.Call, _Scope]]) -> dict[str, Arg]:
         """The topology keywords of the file's one `MegatronStrategy` (none if several)."""
         if len(strategies) != 1:
             return {}
@@ -1079,7 +1116,7 @@ class _Reader:
         return {k: kw[k].arg for k in TOPOLOGY_KEYS if k in kw}
 
     # -- Transformer Engine ----------------------------------------------------------------
-    def _te_site(self, call: cst.Call, scope: _Scope, tgt: _Target) -> Fp8Site:
+    def _te_site(self, call: ast.Call, scope: _Scope, tgt: _Target) -> Fp8Site:
         cls = tgt.name
         call_span = self.span(call)
         kw = self.keywords(call, scope)
@@ -1195,15 +1232,13 @@ class _Reader:
         return self._unreadable(arg)
 
     def _te_algo(self, val: _Val, invalid: list[SourceNote]) -> Setting[Any]:
-        import libcst as cst
-
         arg = val.arg
         if arg.known:
             if isinstance(arg.value, str) and arg.value.strip().lower() in ALGOS:
                 return written(arg, ALGOS[arg.value.strip().lower()])
             invalid.append(invalid_note(arg, "expected `max`, `most_recent` or a callable"))
             return self._unreadable(arg)
-        if isinstance(val.node, (cst.Lambda, cst.FunctionDef)):
+        if isinstance(val.node, _FUNCTIONS):
             return written(
                 arg,
                 None,
@@ -1215,20 +1250,19 @@ class _Reader:
     # -- autocast linkage ----------------------------------------------------------------
     def _autocasts(
         self,
-        autocasts: list[tuple[cst.Call, _Scope, _Target]],
-        te_calls: dict[int, tuple[cst.Call, _Scope, _Target]],
-    ) -> tuple[dict[int, list[Setting[Any]]], list[tuple[cst.Call, str]]]:
+        autocasts: list[tuple[ast.Call, _Scope, _Target]],
+        te_calls: dict[int, tuple[ast.Call, _Scope, _Target]],
+    ) -> tuple[dict[int, list[Setting[Any]]], list[tuple[ast.Call, str]]]:
         """Which recipe each autocast uses, and the amax group it gives it."""
-        import libcst as cst
-
         links: dict[int, list[Setting[Any]]] = {}
-        unlinked: list[tuple[cst.Call, str]] = []
+        unlinked: list[tuple[ast.Call, str]] = []
         for call, scope, tgt in autocasts:
             te_named = self._te_autocast(tgt)
-            keyed = {a.keyword.value: a for a in call.args if a.keyword is not None and not a.star}
+            args = _call_args(call)
+            keyed = {a.keyword: a for a in args if a.keyword is not None}
             if not te_named and not any(k in keyed for k in _RECIPE_KEYS + _GROUP_KEYS):
                 continue  # `torch.autocast(...)` and friends
-            positional = [a for a in call.args if a.keyword is None and not a.star]
+            positional = [a for a in args if a.keyword is None and not a.star]
             recipe_arg = next((keyed[k] for k in _RECIPE_KEYS if k in keyed), None)
             if recipe_arg is None and te_named and len(positional) > 2:
                 recipe_arg = positional[2]
@@ -1239,10 +1273,10 @@ class _Reader:
             if group_arg is None and te_named and len(positional) > 3:
                 group_arg = positional[3]
             if group_arg is not None and group_arg.keyword is not None:
-                group_key = group_arg.keyword.value
+                group_key = group_arg.keyword
             setting = self._group(call, scope, group_arg, group_key)
             final, _via, _why = self.resolve(recipe_arg.value, scope)
-            if isinstance(final, cst.Call) and id(final) in te_calls:
+            if isinstance(final, ast.Call) and id(final) in te_calls:
                 links.setdefault(id(final), []).append(setting)
             else:
                 unlinked.append((call, _short(self.text(recipe_arg.value))))
@@ -1258,10 +1292,8 @@ class _Reader:
         )
 
     def _group(
-        self, call: cst.Call, scope: _Scope, group: cst.Arg | None, key: str
+        self, call: ast.Call, scope: _Scope, group: _CallArg | None, key: str
     ) -> Setting[Any]:
-        import libcst as cst
-
         if group is None:
             return default(
                 AmaxScope.WORLD,
@@ -1270,13 +1302,13 @@ class _Reader:
                 self.span(call),
                 f"no `{key}` given: TE reduces the amax over the world group",
             )
-        val = self.value_of(key, group, group.value, scope)
+        val = self.value_of(key, group.node, group.value, scope)
         arg, node = val.arg, val.node
         if arg.known and arg.value is None:
             return written(
                 arg, AmaxScope.WORLD, "`None` is the world group: every rank shares one amax"
             )
-        if isinstance(node, cst.Call):
+        if isinstance(node, ast.Call):
             name = _last_name(node.func) or ""
             scope_value = GROUP_GETTERS.get(name)
             if scope_value is None and name.endswith("get_data_parallel_group"):
@@ -1309,7 +1341,7 @@ class _Reader:
         )
 
     def _amax_scope(
-        self, call: cst.Call, linked: list[Setting[Any]], unlinked: list[tuple[cst.Call, str]]
+        self, call: ast.Call, linked: list[Setting[Any]], unlinked: list[tuple[ast.Call, str]]
     ) -> Setting[Any]:
         call_span = self.span(call)
         if linked:
@@ -1353,7 +1385,7 @@ class _Reader:
 
     # -- NeMo 2 and Megatron-Bridge ------------------------------------------------------
     def _mixed_precision_site(
-        self, call: cst.Call, scope: _Scope, tgt: _Target, topology: dict[str, Arg]
+        self, call: ast.Call, scope: _Scope, tgt: _Target, topology: dict[str, Arg]
     ) -> Fp8Site:
         kw = {k: v.arg for k, v in self.keywords(call, scope).items()}
         for name, val in self.overrides(call):
@@ -1375,7 +1407,7 @@ class _Reader:
         self,
         name: str,
         written_as: str,
-        node: cst.CSTNode,
+        node: ast.AST,
         bridge: bool,
         topology: dict[str, Arg],
         overrides: Sequence[tuple[str, _Val]],
@@ -1411,7 +1443,7 @@ class _Reader:
         return site.model_copy(update=updates)
 
     # -- Accelerate ------------------------------------------------------------------------
-    def _accelerate_site(self, call: cst.Call, scope: _Scope, tgt: _Target) -> Fp8Site:
+    def _accelerate_site(self, call: ast.Call, scope: _Scope, tgt: _Target) -> Fp8Site:
         cls = tgt.name
         call_span = self.span(call)
         kw = self.keywords(call, scope)
@@ -1447,10 +1479,11 @@ class _Reader:
         )
 
     # -- torchao float8 training -------------------------------------------------------------
-    def _torchao_site(self, call: cst.Call, scope: _Scope) -> Fp8Site:
+    def _torchao_site(self, call: ast.Call, scope: _Scope) -> Fp8Site:
         call_span = self.span(call)
-        keyed = {a.keyword.value: a for a in call.args if a.keyword is not None and not a.star}
-        splat = next((a for a in call.args if a.star == "**"), None)
+        args = _call_args(call)
+        keyed = {a.keyword: a for a in args if a.keyword is not None}
+        splat = next((a for a in args if a.star == "**"), None)
         invalid: list[SourceNote] = []
         values: dict[str, Setting[Any]] = {
             "enabled": Setting[bool](
@@ -1484,13 +1517,13 @@ class _Reader:
         )
 
     def _unknown_at(
-        self, arg: cst.Arg, key: str, note: str, via: tuple[Span, ...] = ()
+        self, arg: _CallArg, key: str, note: str, via: tuple[Span, ...] = ()
     ) -> Setting[Any]:
         return self._written_at(arg, key, None, note, via, known=False)
 
     def _written_at(
         self,
-        arg: cst.Arg,
+        arg: _CallArg,
         key: str,
         value: Any,
         note: str,
@@ -1507,20 +1540,18 @@ class _Reader:
             raw=self.text(arg.value),
             note=note,
             via=via,
-            entry=self.span(arg),
+            entry=self.span(arg.node),
         )
 
     def _torchao_recipe(
         self,
         call_span: Span,
-        arg: cst.Arg | None,
-        splat: cst.Arg | None,
+        arg: _CallArg | None,
+        splat: _CallArg | None,
         scope: _Scope,
         invalid: list[SourceNote],
     ) -> Setting[Any]:
         """The recipe of `config=`: absent or None is `Float8LinearConfig()`, tensorwise."""
-        import libcst as cst
-
         if arg is None:
             if splat is not None:
                 shown = _short(self.text(splat.value))
@@ -1543,7 +1574,7 @@ class _Reader:
                 self.span(arg.value),
                 "`config=None`: torchao uses Float8LinearConfig(), which is tensorwise",
             )
-        if isinstance(final, cst.Call):
+        if isinstance(final, ast.Call):
             parts = _dotted(final.func) or []
             if parts and parts[0] not in self.local_defs:
                 if parts[-1] == TORCHAO_CONFIG:
@@ -1555,12 +1586,12 @@ class _Reader:
             arg, "config", why or f"`{shown}` is not a Float8LinearConfig fp8lint can read", via
         )
 
-    def _torchao_config(self, arg: cst.Arg, call: cst.Call, via: tuple[Span, ...]) -> Setting[Any]:
+    def _torchao_config(self, arg: _CallArg, call: ast.Call, via: tuple[Span, ...]) -> Setting[Any]:
         """`Float8LinearConfig(...)`: tensorwise unless it sets cast configs (or may)."""
         casts = [
             a
-            for a in call.args
-            if a.star or a.keyword is None or a.keyword.value.startswith("cast_config")
+            for a in _call_args(call)
+            if a.star or a.keyword is None or a.keyword.startswith("cast_config")
         ]
         set_later = [n for n, _ in self.overrides(call) if n.startswith("cast_config")]
         if casts or set_later:
@@ -1584,20 +1615,20 @@ class _Reader:
 
     def _torchao_recipe_name(
         self,
-        arg: cst.Arg,
-        call: cst.Call,
+        arg: _CallArg,
+        call: ast.Call,
         scope: _Scope,
         via: tuple[Span, ...],
         invalid: list[SourceNote],
     ) -> Setting[Any]:
         """`Float8LinearConfig.from_recipe_name("rowwise")` (or a `Float8LinearRecipeName`)."""
-        given = next((a for a in call.args if a.keyword is None and not a.star), None) or next(
-            (a for a in call.args if a.keyword is not None and a.keyword.value == "recipe_name"),
-            None,
+        args = _call_args(call)
+        given = next((a for a in args if a.keyword is None and not a.star), None) or next(
+            (a for a in args if a.keyword == "recipe_name"), None
         )
         if given is None:
             return self._unknown_at(arg, "config", "from_recipe_name() names no recipe", via)
-        val = self.value_of("recipe_name", given, given.value, scope)
+        val = self.value_of("recipe_name", given.node, given.value, scope)
         name_arg = replace(val.arg, via=via + val.arg.via)
         parts = _dotted(val.node)
         name: str | None = None
@@ -1618,7 +1649,7 @@ class _Reader:
         return written(name_arg, TORCHAO_RECIPES[name], note)
 
     def _torchao_filter(
-        self, call_span: Span, arg: cst.Arg | None, splat: cst.Arg | None, scope: _Scope
+        self, call_span: Span, arg: _CallArg | None, splat: _CallArg | None, scope: _Scope
     ) -> tuple[Setting[Any], Setting[Any]]:
         """Whether `module_filter_fn` leaves the output head, and the MoE router, in FP8."""
         key = "module_filter_fn"
@@ -1663,46 +1694,40 @@ class _Reader:
         )
         return head, router
 
-    def _filter_strings(self, node: cst.CSTNode) -> list[str] | None:
+    def _filter_strings(self, node: ast.AST) -> list[str] | None:
         """The string literals of a lambda or `def` filter; None for any other callable."""
-        import libcst as cst
-
-        if not isinstance(node, (cst.Lambda, cst.FunctionDef)):
+        if not isinstance(node, _FUNCTIONS):
             return None
-        out: list[str] = []
-        stack: list[cst.CSTNode] = [node.body]
-        while stack:
-            current = stack.pop()
-            if isinstance(current, (cst.SimpleString, cst.ConcatenatedString)):
-                ok, value = self.literal(current)
-                if ok and isinstance(value, str):
-                    out.append(value)
-                continue
-            stack.extend(current.children)
-        return out
+        body: list[ast.AST] = [node.body] if isinstance(node, ast.Lambda) else [*node.body]
+        return [
+            n.value
+            for part in body
+            for n in ast.walk(part)
+            if isinstance(n, ast.Constant) and isinstance(n.value, str)
+        ]
 
     def _mentions_moe(self) -> bool:
         """Whether a name, or a string without spaces (a module path, not prose), in the file
         names a mixture-of-experts part: router, gate, moe, experts."""
-        import libcst as cst
-
-        if self._moe is not None:
-            return self._moe
-        self._moe = False
-        stack: list[cst.CSTNode] = [self.module]
-        while stack:
-            node = stack.pop()
-            if isinstance(node, cst.Name):
-                if _moe_word(node.value):
-                    self._moe = True
-                    break
-                continue
-            if isinstance(node, (cst.SimpleString, cst.ConcatenatedString)):
-                ok, value = self.literal(node)
-                if ok and isinstance(value, str) and value.split() == [value]:
-                    if _moe_word(value):
-                        self._moe = True
-                        break
-                continue
-            stack.extend(node.children)
+        if self._moe is None:
+            self._moe = any(_moe_word(word) for word in _words(self.module))
         return self._moe
+
+
+def _words(tree: ast.AST) -> Iterator[str]:
+    """Every identifier of a tree (names, attributes, definitions, parameters, keywords,
+    imports) and every string literal that has no spaces."""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name):
+            yield node.id
+        elif isinstance(node, ast.Attribute):
+            yield node.attr
+        elif isinstance(node, ast.Constant):
+            if isinstance(node.value, str) and node.value.split() == [node.value]:
+                yield node.value
+        elif isinstance(node, (*_DEFS, ast.alias)):
+            yield node.name
+            if isinstance(node, ast.alias) and node.asname:
+                yield node.asname
+        elif isinstance(node, (ast.arg, ast.keyword)) and node.arg:
+            yield node.arg
