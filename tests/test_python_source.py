@@ -640,8 +640,9 @@ def test_unclosed_bracket() -> None:
 def test_deep_nesting_is_a_parse_error_not_a_crash() -> None:
     for body in (
         "x = " + "(" * 3000 + "1" + ")" * 3000 + "\n",
-        "x = " + "1 and " * 8000 + "1\n",
         "x = " + "-" * 5000 + "1\n",
+        "x = " + "1 + " * 50000 + "1\n",
+        "x = " + "a." * 50000 + "b\n",
     ):
         src = "from transformer_engine.common.recipe import DelayedScaling\n" + body
         with pytest.raises(ParseError) as info:
@@ -650,11 +651,12 @@ def test_deep_nesting_is_a_parse_error_not_a_crash() -> None:
 
 
 def test_nesting_within_the_limit_is_read() -> None:
-    # 900 nested unary minuses are legal Python and within the depth limit: the recipe
-    # that uses the value is still read (the value itself is not a literal)
+    # 900 nested unary minuses and an 8000-term `and` (flat in the tree) are legal Python
+    # CPython reads: the recipe that uses the value is still read (the value is no literal)
     src = (
         "from transformer_engine.common.recipe import DelayedScaling\n"
         "x = " + "-" * 900 + "1\n"
+        "y = " + "1 and " * 8000 + "1\n"
         "r = DelayedScaling(margin=x)\n"
     )
     (site,) = parse_python(SourceFile("deep.py", src))

@@ -48,7 +48,7 @@ from fp8lint.model import (
     Span,
 )
 from fp8lint.sources.base import Arg, ParseError, SourceFile, default, invalid_note, written
-from fp8lint.tree import MAX_DEPTH, Pos
+from fp8lint.tree import Pos
 
 if TYPE_CHECKING:
     from collections.abc import Iterator, Sequence
@@ -298,7 +298,11 @@ _TOO_DEEP = re.compile(r"too many nested|too many levels|too complex|stack overf
 
 def _parse(file: SourceFile) -> ast.Module:
     """The file's syntax tree from CPython's parser (compiling to a tree only, never running
-    anything), or a `ParseError` with CPython's own message and position."""
+    anything), or a `ParseError` with CPython's own message and position.
+
+    CPython bounds the depth of the tree itself (brackets nest at most 200 deep; a deeper
+    chain of operators is a `RecursionError` during construction), and the walk below is
+    iterative, so no separate depth check is needed."""
     source = file.text[1:] if file.text.startswith("\ufeff") else file.text
     try:
         with warnings.catch_warnings():  # `"\d"` warns while parsing; the file is not ours
@@ -317,24 +321,7 @@ def _parse(file: SourceFile) -> ast.Module:
         ) from None
     except ValueError as err:  # null bytes on older Pythons, over-long integers
         raise ParseError(f"Python syntax error: {err}", 1, 1) from None
-    depth, line = _ast_depth(tree)
-    if depth > MAX_DEPTH:
-        raise ParseError(f"nesting deeper than {MAX_DEPTH} levels", line, 1)
     return tree
-
-
-def _ast_depth(tree: ast.AST) -> tuple[int, int]:
-    """The deepest nesting of a tree (`a and b and c` counts as nested, as it would in a
-    right-leaning tree), so that the recursive helpers below cannot overflow."""
-    deepest, where = 0, 1
-    stack: list[tuple[ast.AST, int]] = [(tree, 0)]
-    while stack:
-        node, depth = stack.pop()
-        if depth > deepest:
-            deepest, where = depth, getattr(node, "lineno", where)
-        step = len(node.values) if isinstance(node, ast.BoolOp) else 1
-        stack.extend((child, depth + step) for child in ast.iter_child_nodes(node))
-    return deepest, where
 
 
 # ------------------------------------------------------------------------------- collection
