@@ -5,22 +5,31 @@ read nothing else.  Each field is a `Setting` that carries its value, where it c
 (the span and the key or flag), and whether it was written in the file or is a framework
 default.  This module imports pydantic, so it is only imported once a file has passed the
 cheap prefilter.
+
+The models use `defer_build`, and the YAML/JSON/TOML/shell sources, whose values already have
+the field types, build records with `model_construct`: linting those files builds no
+validator.  Outside input goes through `model_validate`, which builds on first use.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from enum import Enum
-from typing import Generic, Literal, TypeVar
+from typing import Any, Generic, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
 T = TypeVar("T")
 
+# frozen records, with the validator built on first use rather than at import
+_RECORD = ConfigDict(frozen=True, defer_build=True)
+
 
 class Span(BaseModel):
     """A region of a source file: 1-based lines and columns, end exclusive; byte offsets."""
 
-    model_config = ConfigDict(frozen=True)
+    model_config = _RECORD
 
     path: str
     line: int
@@ -145,7 +154,7 @@ class Setting(BaseModel, Generic[T]):
     text as written, when it was written.
     """
 
-    model_config = ConfigDict(frozen=True)
+    model_config = _RECORD
 
     value: T | None = None
     known: bool = False
@@ -176,10 +185,47 @@ class Setting(BaseModel, Generic[T]):
         return "this setting"
 
 
+@contextmanager
+def _origin_left_unbuilt() -> Iterator[None]:
+    """Parametrize `Setting` without building `Setting` itself.
+
+    pydantic rebuilds a generic model's origin whenever it parametrizes it, `defer_build` or
+    not; that first validator (with pydantic's plugin discovery) is ~10 ms of a one-file lint,
+    and nothing validates a bare `Setting`.
+    """
+    setattr(Setting, "model_rebuild", classmethod(lambda cls, **kwargs: None))  # noqa: B010
+    try:
+        yield
+    finally:
+        delattr(Setting, "model_rebuild")
+
+
+# every parametrization the model and the sources use; pydantic caches them weakly, so they
+# are kept here, and the `Fp8Site` annotations below reuse them
+with _origin_left_unbuilt():
+    _PARAMETRIZED = (
+        Setting[Any],
+        Setting[bool],
+        Setting[int],
+        Setting[str],
+        Setting[Recipe],
+        Setting[Fp8Format],
+        Setting[AmaxAlgo],
+        Setting[AmaxScope],
+    )
+_UNSET: Setting[Any] = Setting[Any].model_construct()
+
+
+def _unset() -> Any:
+    """A `Setting` field's default: one shared absent value (frozen), never validated, so
+    building an `Fp8Site` does not build any schema."""
+    return Field(default_factory=lambda: _UNSET)
+
+
 class SourceNote(BaseModel):
     """A fact a source found that is not a model value: a misspelled or dead key."""
 
-    model_config = ConfigDict(frozen=True)
+    model_config = _RECORD
 
     kind: str
     key: str
@@ -196,7 +242,7 @@ class EditInfo(BaseModel):
     container to its value span (NeMo 1.x spreads the format over two booleans).
     """
 
-    model_config = ConfigDict(frozen=True)
+    model_config = _RECORD
 
     syntax: Literal["yaml", "json", "python", "shell"]
     flow: bool = False
@@ -210,58 +256,58 @@ class EditInfo(BaseModel):
 class Fp8Site(BaseModel):
     """One FP8 configuration site: a YAML document, a recipe call, a MODEL_ARGS block."""
 
-    model_config = ConfigDict(arbitrary_types_allowed=True)
+    model_config = ConfigDict(arbitrary_types_allowed=True, defer_build=True)
 
     path: str
     framework: Framework
     kind: str
     span: Span
     enable_span: Span | None = None
-    enabled: Setting[bool] = Field(default_factory=Setting[bool])
-    recipe: Setting[Recipe] = Field(default_factory=Setting[Recipe])
-    fmt: Setting[Fp8Format] = Field(default_factory=Setting[Fp8Format])
-    margin: Setting[int] = Field(default_factory=Setting[int])
-    amax_history_len: Setting[int] = Field(default_factory=Setting[int])
-    amax_compute_algo: Setting[AmaxAlgo] = Field(default_factory=Setting[AmaxAlgo])
-    interval: Setting[int] = Field(default_factory=Setting[int])
-    reduce_amax: Setting[bool] = Field(default_factory=Setting[bool])
-    amax_scope: Setting[AmaxScope] = Field(default_factory=Setting[AmaxScope])
-    tp_only_amax_red: Setting[bool] = Field(default_factory=Setting[bool])
-    first_last_layers_bf16: Setting[bool] = Field(default_factory=Setting[bool])
-    num_layers_at_start_in_bf16: Setting[int] = Field(default_factory=Setting[int])
-    num_layers_at_end_in_bf16: Setting[int] = Field(default_factory=Setting[int])
-    fp8_wgrad: Setting[bool] = Field(default_factory=Setting[bool])
-    override_linear_precision: Setting[str] = Field(default_factory=Setting[str])
-    fp8_param_gather: Setting[bool] = Field(default_factory=Setting[bool])
-    fp8_output_proj: Setting[bool] = Field(default_factory=Setting[bool])
-    fp8_dpa: Setting[bool] = Field(default_factory=Setting[bool])
-    fp8_mha: Setting[bool] = Field(default_factory=Setting[bool])
-    fp4: Setting[str] = Field(default_factory=Setting[str])
+    enabled: Setting[bool] = _unset()
+    recipe: Setting[Recipe] = _unset()
+    fmt: Setting[Fp8Format] = _unset()
+    margin: Setting[int] = _unset()
+    amax_history_len: Setting[int] = _unset()
+    amax_compute_algo: Setting[AmaxAlgo] = _unset()
+    interval: Setting[int] = _unset()
+    reduce_amax: Setting[bool] = _unset()
+    amax_scope: Setting[AmaxScope] = _unset()
+    tp_only_amax_red: Setting[bool] = _unset()
+    first_last_layers_bf16: Setting[bool] = _unset()
+    num_layers_at_start_in_bf16: Setting[int] = _unset()
+    num_layers_at_end_in_bf16: Setting[int] = _unset()
+    fp8_wgrad: Setting[bool] = _unset()
+    override_linear_precision: Setting[str] = _unset()
+    fp8_param_gather: Setting[bool] = _unset()
+    fp8_output_proj: Setting[bool] = _unset()
+    fp8_dpa: Setting[bool] = _unset()
+    fp8_mha: Setting[bool] = _unset()
+    fp4: Setting[str] = _unset()
     # which modules run in FP8 (torchao/torchtitan filters; Megatron keeps the head in BF16)
-    output_head_fp8: Setting[bool] = Field(default_factory=Setting[bool])
-    router_fp8: Setting[bool] = Field(default_factory=Setting[bool])
+    output_head_fp8: Setting[bool] = _unset()
+    router_fp8: Setting[bool] = _unset()
     # activation recompute: "full" / "selective" / None, and Megatron's EP all-to-all overlap
-    recompute_granularity: Setting[str] = Field(default_factory=Setting[str])
-    moe_a2a_overlap: Setting[bool] = Field(default_factory=Setting[bool])
-    quantizer_factory: Setting[str] = Field(default_factory=Setting[str])
+    recompute_granularity: Setting[str] = _unset()
+    moe_a2a_overlap: Setting[bool] = _unset()
+    quantizer_factory: Setting[str] = _unset()
     # topology
-    tensor_parallel: Setting[int] = Field(default_factory=Setting[int])
-    pipeline_parallel: Setting[int] = Field(default_factory=Setting[int])
-    context_parallel: Setting[int] = Field(default_factory=Setting[int])
-    expert_parallel: Setting[int] = Field(default_factory=Setting[int])
-    expert_tensor_parallel: Setting[int] = Field(default_factory=Setting[int])
-    sequence_parallel: Setting[bool] = Field(default_factory=Setting[bool])
-    world_size: Setting[int] = Field(default_factory=Setting[int])
+    tensor_parallel: Setting[int] = _unset()
+    pipeline_parallel: Setting[int] = _unset()
+    context_parallel: Setting[int] = _unset()
+    expert_parallel: Setting[int] = _unset()
+    expert_tensor_parallel: Setting[int] = _unset()
+    sequence_parallel: Setting[bool] = _unset()
+    world_size: Setting[int] = _unset()
     # shape
-    hidden_size: Setting[int] = Field(default_factory=Setting[int])
-    ffn_hidden_size: Setting[int] = Field(default_factory=Setting[int])
-    num_attention_heads: Setting[int] = Field(default_factory=Setting[int])
-    num_query_groups: Setting[int] = Field(default_factory=Setting[int])
-    num_layers: Setting[int] = Field(default_factory=Setting[int])
-    gated_mlp: Setting[bool] = Field(default_factory=Setting[bool])
-    num_experts: Setting[int] = Field(default_factory=Setting[int])
-    seq_length: Setting[int] = Field(default_factory=Setting[int])
-    micro_batch_size: Setting[int] = Field(default_factory=Setting[int])
+    hidden_size: Setting[int] = _unset()
+    ffn_hidden_size: Setting[int] = _unset()
+    num_attention_heads: Setting[int] = _unset()
+    num_query_groups: Setting[int] = _unset()
+    num_layers: Setting[int] = _unset()
+    gated_mlp: Setting[bool] = _unset()
+    num_experts: Setting[int] = _unset()
+    seq_length: Setting[int] = _unset()
+    micro_batch_size: Setting[int] = _unset()
     # findings a source made about keys (misspellings, keys the framework ignores)
     notes: list[SourceNote] = Field(default_factory=list)
     # values a source could not read as the type the field needs (for FP8401)

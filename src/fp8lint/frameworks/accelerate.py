@@ -13,7 +13,7 @@ defaults anyway.  The `accelerate config` wizard writes `amax_history_length`,
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 from fp8lint.frameworks.transformer_config import as_bool, as_int
 from fp8lint.model import (
@@ -95,7 +95,7 @@ def build(
     backend = cfg.get("backend")
     use_mx = cfg.get("use_mxfp8_block_scaling")
     if backend is None:
-        values["recipe"] = Setting[Recipe](
+        values["recipe"] = Setting[Recipe].model_construct(
             known=False,
             key=spell.format(key="backend"),
             note="no backend given: Accelerate picks torchao, TE or MS-AMP by what is installed",
@@ -115,7 +115,7 @@ def build(
             values["recipe"] = written(backend, recipe)
     else:
         invalid.append(invalid_note(backend, "expected `TE`, `MSAMP` or `AO`"))
-        values["recipe"] = Setting[Recipe](
+        values["recipe"] = Setting[Recipe].model_construct(
             known=False, span=backend.value_span, key=backend.key, provenance="written"
         )
 
@@ -128,7 +128,7 @@ def build(
         values["fmt"] = written(arg, FORMATS[str(arg.value).upper()])
     else:
         invalid.append(invalid_note(arg, "expected `HYBRID`, `E4M3` or `E5M2`"))
-        values["fmt"] = Setting[Fp8Format](
+        values["fmt"] = Setting[Fp8Format].model_construct(
             known=False, span=arg.value_span, key=arg.key, provenance="written"
         )
 
@@ -144,7 +144,7 @@ def build(
             values[name] = written(arg, None)
         elif (number := as_int(arg.value)) is None:
             invalid.append(invalid_note(arg, "expected an integer"))
-            values[name] = Setting[int](
+            values[name] = Setting[int].model_construct(
                 known=False, span=arg.value_span, key=arg.key, provenance="written"
             )
         else:
@@ -178,7 +178,7 @@ def build(
         )
     else:
         invalid.append(invalid_note(arg, "expected `max` or `most_recent`"))
-        values["amax_compute_algo"] = Setting[AmaxAlgo](
+        values["amax_compute_algo"] = Setting[AmaxAlgo].model_construct(
             known=False, span=arg.value_span, key=arg.key, provenance="written"
         )
 
@@ -199,7 +199,7 @@ def build(
         number = as_int(world.value) if world.known else None
         if number is not None:
             values["world_size"] = written(world, number)
-    return Fp8Site(
+    return Fp8Site.model_construct(
         path=path,
         framework=Framework.ACCELERATE,
         kind=kind,
@@ -209,7 +209,7 @@ def build(
         notes=notes,
         invalid=invalid,
         edit=edit,
-        **values,
+        **cast("dict[str, Any]", values),  # keys are Setting fields
     )
 
 
@@ -237,7 +237,7 @@ def from_tree(file: SourceFile, doc: Document) -> list[Fp8Site]:
                 )
     mp_arg = top.get("mixed_precision")
     if mp_arg is None:
-        enabled = Setting[bool](
+        enabled = Setting[bool].model_construct(
             value=False, known=True, provenance="default", key="mixed_precision", default_of=LABEL
         )
     elif not mp_arg.known:

@@ -39,7 +39,7 @@ def from_tree(file: SourceFile, doc: Document) -> list[Fp8Site]:
     if len(keys & _DS_KEYS) < 2 and "msamp" not in keys:
         return []
     notes = [
-        SourceNote(
+        SourceNote.model_construct(
             kind="ignored",
             key=k.raw or "",
             span=file.span(k.start, v.end),
@@ -53,13 +53,13 @@ def from_tree(file: SourceFile, doc: Document) -> list[Fp8Site]:
         # a DeepSpeed config without MS-AMP is still a site (FP8 off), so that removing a
         # dead `fp8` key leaves the file's shape as it was
         return [
-            Fp8Site(
+            Fp8Site.model_construct(
                 path=file.path,
                 framework=Framework.DEEPSPEED_MSAMP,
                 kind="DeepSpeed config",
                 edit=edit_info(file, doc, root, {}),
                 span=file.span_of(root),
-                enabled=Setting[bool](
+                enabled=Setting[bool].model_construct(
                     value=False,
                     known=True,
                     provenance="default",
@@ -82,7 +82,7 @@ def from_tree(file: SourceFile, doc: Document) -> list[Fp8Site]:
     if level is not None and level.known and str(level.value) not in OPT_LEVELS:
         invalid.append(invalid_note(level, "expected O1, O2 or O3"))
     return [
-        Fp8Site(
+        Fp8Site.model_construct(
             path=file.path,
             framework=Framework.DEEPSPEED_MSAMP,
             kind="DeepSpeed MS-AMP section",
@@ -90,7 +90,7 @@ def from_tree(file: SourceFile, doc: Document) -> list[Fp8Site]:
             span=file.span(pair[0].start, pair[1].end),
             enable_span=enabled.span if enabled.written else None,
             enabled=enabled,
-            recipe=Setting[Recipe](
+            recipe=Setting[Recipe].model_construct(
                 value=Recipe.MSAMP,
                 known=True,
                 provenance="derived",

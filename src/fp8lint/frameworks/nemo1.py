@@ -78,7 +78,7 @@ def from_tree(file: SourceFile, doc: Document) -> list[Fp8Site]:
     fp8 = fields.pop("fp8", None)
     e4m3, hybrid = fields.get("fp8_e4m3"), fields.get("fp8_hybrid")
     if fp8 is None:
-        enabled = Setting[bool](
+        enabled = Setting[bool].model_construct(
             value=False, known=True, provenance="default", key="model.fp8", default_of="NeMo 1.x"
         )
     elif not fp8.known:
@@ -96,12 +96,12 @@ def from_tree(file: SourceFile, doc: Document) -> list[Fp8Site]:
         assert hybrid is not None
         fmt = written(hybrid, Fp8Format.HYBRID)
     else:
-        fmt = Setting[Fp8Format](known=False)
+        fmt = Setting[Fp8Format].model_construct(known=False)
     if enabled.value is True and fp8 is not None:
         if is_e4m3 and is_hybrid:
             assert e4m3 is not None and hybrid is not None
             notes.append(
-                SourceNote(
+                SourceNote.model_construct(
                     kind="conflict",
                     key="model.fp8_e4m3",
                     span=hybrid.span,
@@ -116,7 +116,7 @@ def from_tree(file: SourceFile, doc: Document) -> list[Fp8Site]:
             and (hybrid is None or hybrid.known)
         ):
             notes.append(
-                SourceNote(
+                SourceNote.model_construct(
                     kind="conflict",
                     key="model.fp8",
                     span=fp8.span,
@@ -128,7 +128,7 @@ def from_tree(file: SourceFile, doc: Document) -> list[Fp8Site]:
     reduce = fields.get("reduce_amax")
     if mcore and reduce is not None and reduce.known and as_bool(reduce.value) is False:
         notes.append(
-            SourceNote(
+            SourceNote.model_construct(
                 kind="ignored", key=reduce.key, span=reduce.span, message=_REDUCE_AMAX_IGNORED
             )
         )

@@ -14,7 +14,7 @@ quantization/float8.py` (fp8-config-surface.md §6.1-6.2).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 from fp8lint.model import Fp8Format, Fp8Site, Framework, Recipe, Setting, SourceNote, Span
 from fp8lint.sources.base import SourceFile
@@ -54,7 +54,7 @@ class _Settings:
         return self.file.span_of_indices(loc.key_start, loc.value_end)
 
     def written(self, path: tuple[str, ...], value: Any, note: str | None = None) -> Setting[Any]:
-        return Setting[Any](
+        return Setting[Any].model_construct(
             value=value,
             known=True,
             provenance="written",
@@ -65,7 +65,7 @@ class _Settings:
         )
 
     def default(self, value: Any, key: str, span: Span | None, note: str) -> Setting[Any]:
-        return Setting[Any](
+        return Setting[Any].model_construct(
             value=value,
             known=True,
             provenance="default",
@@ -98,7 +98,7 @@ def from_toml(file: SourceFile, doc: TomlDoc) -> list[Fp8Site]:
         values["enabled"] = (
             s.written(where, False)
             if where
-            else Setting[bool](
+            else Setting[bool].model_construct(
                 value=False,
                 known=True,
                 provenance="default",
@@ -136,7 +136,7 @@ def from_toml(file: SourceFile, doc: TomlDoc) -> list[Fp8Site]:
     else:
         span = s.span((*section_path, "recipe_name")) or anchor
         invalid.append(
-            SourceNote(
+            SourceNote.model_construct(
                 kind="invalid-value",
                 key=".".join((*section_path, "recipe_name")),
                 span=span,
@@ -198,13 +198,13 @@ def from_toml(file: SourceFile, doc: TomlDoc) -> list[Fp8Site]:
             ("activation_checkpoint", "mode"), None if mode == "none" else mode
         )
     return [
-        Fp8Site(
+        Fp8Site.model_construct(
             path=file.path,
             framework=Framework.TORCHAO,
             kind="torchtitan TOML",
             span=anchor,
             enable_span=values["enabled"].span if values["enabled"].written else None,
             invalid=invalid,
-            **values,
+            **cast("dict[str, Any]", values),  # keys are Setting fields
         )
     ]

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 from fp8lint.model import (
     AmaxAlgo,
@@ -198,27 +198,27 @@ def build_site(
     if enabled is None or fmt is None:
         arg = fields.get("fp8")
         if arg is None:
-            enabled = Setting[bool](
+            enabled = Setting[bool].model_construct(
                 value=False,
                 known=True,
                 provenance="default",
                 key=profile.spell("fp8"),
                 default_of=profile.label,
             )
-            fmt = Setting[Fp8Format](known=False)
+            fmt = Setting[Fp8Format].model_construct(known=False)
         elif not arg.known:
             enabled = written(arg, None)
             fmt = written(arg, None)
         elif arg.value is None or arg.value is False:
             enabled = written(arg, False)
-            fmt = Setting[Fp8Format](known=False)
+            fmt = Setting[Fp8Format].model_construct(known=False)
         elif isinstance(arg.value, str) and arg.value.lower() in FORMATS:
             enabled = written(arg, True)
             fmt = written(arg, FORMATS[arg.value.lower()])
         else:
             invalid.append(invalid_note(arg, "expected `e4m3` or `hybrid`"))
             enabled = written(arg, True)
-            fmt = Setting[Fp8Format](
+            fmt = Setting[Fp8Format].model_construct(
                 known=False, span=arg.value_span, key=arg.key, provenance="written"
             )
     values["enabled"] = enabled
@@ -236,7 +236,7 @@ def build_site(
         values["recipe"] = written(arg, RECIPES[arg.value.lower()])
     else:
         invalid.append(invalid_note(arg, "expected one of " + ", ".join(f"`{r}`" for r in RECIPES)))
-        values["recipe"] = Setting[Recipe](
+        values["recipe"] = Setting[Recipe].model_construct(
             known=False, span=arg.value_span, key=arg.key, provenance="written"
         )
 
@@ -247,7 +247,7 @@ def build_site(
         values["amax_compute_algo"] = (
             missing("fp8_amax_compute_algo", ALGOS[algo_default], anchor)
             if algo_default
-            else Setting[AmaxAlgo](known=False)
+            else Setting[AmaxAlgo].model_construct(known=False)
         )
     elif not arg.known:
         values["amax_compute_algo"] = written(arg, None)
@@ -255,7 +255,7 @@ def build_site(
         values["amax_compute_algo"] = written(arg, ALGOS[arg.value.lower()])
     else:
         invalid.append(invalid_note(arg, "expected `max` or `most_recent`"))
-        values["amax_compute_algo"] = Setting[AmaxAlgo](
+        values["amax_compute_algo"] = Setting[AmaxAlgo].model_construct(
             known=False, span=arg.value_span, key=arg.key, provenance="written"
         )
 
@@ -274,7 +274,7 @@ def build_site(
         number = as_int(arg.value)
         if number is None:
             invalid.append(invalid_note(arg, "expected an integer"))
-            values[model_name] = Setting[int](
+            values[model_name] = Setting[int].model_construct(
                 known=False, span=arg.value_span, key=arg.key, provenance="written"
             )
         else:
@@ -295,7 +295,7 @@ def build_site(
             if arg.value is None:
                 continue
             invalid.append(invalid_note(arg, "expected true or false"))
-            values[model_name] = Setting[bool](
+            values[model_name] = Setting[bool].model_construct(
                 known=False, span=arg.value_span, key=arg.key, provenance="written"
             )
         else:
@@ -335,7 +335,7 @@ def build_site(
     if "ffn_hidden_size" not in values and hidden is not None and hidden.value:
         gated = bool(values.get("gated_mlp") and values["gated_mlp"].value)
         ffn = int((4 * hidden.value * 2 / 3) / 64) * 64 if gated else 4 * hidden.value
-        values["ffn_hidden_size"] = Setting[int](
+        values["ffn_hidden_size"] = Setting[int].model_construct(
             value=ffn,
             known=True,
             provenance="derived",
@@ -359,7 +359,7 @@ def build_site(
     # -- amax reduction --------------------------------------------------------------------
     tp_only = values.get("tp_only_amax_red")
     scope = AmaxScope.TP_CP if (tp_only is not None and tp_only.value) else AmaxScope.TP_DP_CP
-    values["amax_scope"] = Setting[AmaxScope](
+    values["amax_scope"] = Setting[AmaxScope].model_construct(
         value=scope,
         known=tp_only is None or tp_only.known,
         provenance="default",
@@ -378,7 +378,7 @@ def build_site(
             "Megatron never passes reduce_amax, so TE's True applies",
         )
 
-    return Fp8Site(
+    return Fp8Site.model_construct(
         path=path,
         framework=profile.framework,
         kind=profile.kind,
@@ -387,5 +387,5 @@ def build_site(
         notes=site_notes,
         invalid=invalid,
         edit=profile.edit,
-        **values,
+        **cast("dict[str, Any]", values),  # keys are Setting fields
     )

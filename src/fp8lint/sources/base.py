@@ -4,6 +4,9 @@ A source turns one file into `Fp8Site` records.  It never imports or runs the fi
 `Arg` type is the common currency between a file format and a framework's meaning: a YAML
 `MODEL_ARGS` entry, a Python keyword argument and (later) a shell flag all become `Arg`s,
 and `frameworks/` turns `Arg`s into settings.
+
+Records are built with `model_construct` (no validation, no schema build: see `model`), so
+the values handed to these helpers must already have the field's type.
 """
 
 from __future__ import annotations
@@ -49,7 +52,7 @@ class SourceFile:
         owner = start.origin
         if owner is not None and owner is not self and isinstance(owner, SourceFile):
             return owner.span(start, end)  # a node merged in from another file
-        return Span(
+        return Span.model_construct(
             path=self.path,
             line=start.line + 1,
             column=start.column + 1,
@@ -92,7 +95,7 @@ class Arg:
 
 
 def written(arg: Arg, value: Any, note: str | None = None) -> Setting[Any]:
-    return Setting[Any](
+    return Setting[Any].model_construct(
         value=value if arg.known else None,
         known=arg.known,
         provenance="written",
@@ -108,13 +111,13 @@ def written(arg: Arg, value: Any, note: str | None = None) -> Setting[Any]:
 def default(
     value: Any, of: str, key: str, span: Span | None, note: str | None = None
 ) -> Setting[Any]:
-    return Setting[Any](
+    return Setting[Any].model_construct(
         value=value, known=True, provenance="default", span=span, key=key, default_of=of, note=note
     )
 
 
 def note(kind: str, arg: Arg, message: str, replacement: str | None = None) -> SourceNote:
-    return SourceNote(
+    return SourceNote.model_construct(
         kind=kind, key=arg.key, span=arg.span, message=message, replacement=replacement
     )
 
@@ -124,7 +127,7 @@ def invalid_note(arg: Arg, expected: str) -> SourceNote:
     shown = arg.raw if arg.raw is not None else repr(arg.value)
     if len(shown) > 60:
         shown = shown[:57] + "..."
-    return SourceNote(
+    return SourceNote.model_construct(
         kind="invalid-value",
         key=arg.key,
         span=arg.value_span,

@@ -23,7 +23,7 @@ import re
 import sys
 import warnings
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, cast
 
 from fp8lint.frameworks import accelerate
 from fp8lint.frameworks.torchtitan import RECIPES as TORCHAO_RECIPES
@@ -545,13 +545,13 @@ class _Reader:
         if not args:
             close = self._range(call)[1]
             at = self.file.pos_of_index(max(close.index - 1, 0))
-            return EditInfo(
+            return EditInfo.model_construct(
                 syntax="python", flow=True, insert_into=self.file.span(at, at), keys=keys
             )
         after = self.span(args[-1].node)
         opening_line = self._range(call.func)[1].line + 1
         multiline = after.line != opening_line
-        return EditInfo(
+        return EditInfo.model_construct(
             syntax="python",
             flow=not multiline,
             insert_after=after,
@@ -1047,7 +1047,7 @@ class _Reader:
         if not found:
             return None
         first = min(found, key=lambda n: (self.span(n).line, self.span(n).column))
-        return Setting[str](
+        return Setting[str].model_construct(
             value="full",
             known=True,
             provenance="written",
@@ -1083,7 +1083,7 @@ class _Reader:
         if not found:
             return None
         call, target = min(found, key=lambda f: (self.span(f[0]).line, self.span(f[0]).column))
-        return Setting[bool](
+        return Setting[bool].model_construct(
             value=True,
             known=True,
             provenance="written",
@@ -1111,10 +1111,10 @@ class _Reader:
         allowed = TE_KEYWORDS[cls]
         invalid: list[SourceNote] = []
         values: dict[str, Setting[Any]] = {
-            "enabled": Setting[bool](
+            "enabled": Setting[bool].model_construct(
                 value=True, known=True, provenance="derived", key=cls, span=call_span
             ),
-            "recipe": Setting[Recipe](
+            "recipe": Setting[Recipe].model_construct(
                 value=TE_CLASSES[cls],
                 known=True,
                 provenance="written",
@@ -1163,18 +1163,20 @@ class _Reader:
             arg = val.arg
             text = _canonical_text(arg.value) if arg.known else None
             values["override_linear_precision"] = written(arg, text)
-        return Fp8Site(
+        return Fp8Site.model_construct(
             path=self.file.path,
             framework=Framework.TE,
             kind=f"Transformer Engine {cls}(...)",
             span=call_span,
             invalid=invalid,
             edit=self.edit_info(call, TE_KEYS),
-            **values,
+            **cast("dict[str, Any]", values),  # keys are Setting fields
         )
 
     def _unreadable(self, arg: Arg) -> Setting[Any]:
-        return Setting[Any](known=False, span=arg.value_span, key=arg.key, raw=arg.raw)
+        return Setting[Any].model_construct(
+            known=False, span=arg.value_span, key=arg.key, raw=arg.raw
+        )
 
     def _te_int(self, val: _Val, invalid: list[SourceNote]) -> Setting[Any]:
         arg = val.arg
@@ -1355,7 +1357,7 @@ class _Reader:
         if unlinked:
             other, shown = unlinked[0]
             line = self.span(other).line
-            return Setting[AmaxScope](
+            return Setting[AmaxScope].model_construct(
                 known=False,
                 key="fp8_group",
                 span=call_span,
@@ -1453,7 +1455,7 @@ class _Reader:
                 value_span=callee_span,
                 note="TERecipeKwargs always builds a Transformer Engine recipe",
             )
-        enabled = Setting[bool](
+        enabled = Setting[bool].model_construct(
             value=True, known=True, provenance="derived", key=cls, span=call_span
         )
         return accelerate.build(
@@ -1473,7 +1475,7 @@ class _Reader:
         splat = next((a for a in args if a.star == "**"), None)
         invalid: list[SourceNote] = []
         values: dict[str, Setting[Any]] = {
-            "enabled": Setting[bool](
+            "enabled": Setting[bool].model_construct(
                 value=True, known=True, provenance="derived", key=TORCHAO_CONVERT, span=call_span
             ),
         }
@@ -1494,13 +1496,13 @@ class _Reader:
         values["output_head_fp8"] = head
         if self._mentions_moe():
             values["router_fp8"] = router
-        return Fp8Site(
+        return Fp8Site.model_construct(
             path=self.file.path,
             framework=Framework.TORCHAO,
             kind=f"torchao {TORCHAO_CONVERT}(...)",
             span=call_span,
             invalid=invalid,
-            **values,
+            **cast("dict[str, Any]", values),  # keys are Setting fields
         )
 
     def _unknown_at(
@@ -1518,7 +1520,7 @@ class _Reader:
         known: bool = True,
     ) -> Setting[Any]:
         """A setting written by keyword argument `arg` (its value and its whole entry)."""
-        return Setting[Any](
+        return Setting[Any].model_construct(
             value=value,
             known=known,
             provenance="written",
@@ -1589,7 +1591,7 @@ class _Reader:
                 "default config and from_recipe_name(...)",
                 via,
             )
-        return Setting[Any](
+        return Setting[Any].model_construct(
             value=Recipe.TENSORWISE,
             known=True,
             provenance="default",

@@ -96,7 +96,7 @@ def _megatron(file: SourceFile, command: list[Word], idx: int) -> Fp8Site:
     span = file.span_of_indices(first.start, max(last.end, first.end))
     edit = None
     if anchor is not None:
-        edit = EditInfo(
+        edit = EditInfo.model_construct(
             syntax="shell",
             flow=True,
             insert_after=file.span_of_indices(anchor.start, anchor.end),

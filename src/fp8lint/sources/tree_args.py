@@ -144,7 +144,7 @@ def edit_info(
     if chosen is None and mapping.style == "flow":
         after_brace = file.pos_of_index(mapping.start.index + 1)
         insert_into = file.span(after_brace, after_brace)
-    return EditInfo(
+    return EditInfo.model_construct(
         syntax=doc.syntax,
         flow=flow,
         insert_after=file.span(chosen[0].start, chosen[1].end) if chosen else None,
