@@ -47,6 +47,15 @@ def run_cli(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[
     )
 
 
+@pytest.fixture(autouse=True)
+def _no_cache_by_default(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`fp8lint check` caches results in `.fp8lint_cache` of the working directory: the suite
+    runs without it (nothing written into the checkout or the shared corpus) except where a
+    test deletes FP8LINT_NO_CACHE (tests/test_cache.py)."""
+    monkeypatch.setenv("FP8LINT_NO_CACHE", "1")
+    monkeypatch.delenv("FP8LINT_CACHE_DIR", raising=False)
+
+
 @pytest.fixture
 def corpus() -> Path:
     if not CORPUS.is_dir():

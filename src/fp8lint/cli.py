@@ -1,4 +1,4 @@
-"""Command line: `fp8lint check`, `fp8lint show`, `fp8lint rule`.
+"""Command line: `fp8lint check`, `fp8lint show`, `fp8lint rule`, `fp8lint clean`, ...
 
 Exit codes follow ruff: 0 clean, 1 findings (at or above `--fail-on`, default `warning`),
 2 usage, configuration or internal error.
@@ -10,17 +10,38 @@ import argparse
 import os
 import sys
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from fp8lint import __version__
 from fp8lint.diagnostics import LocatedError
 from fp8lint.render import OUTPUT_FORMATS
+
+if TYPE_CHECKING:
+    from fp8lint.config import Resolver
 
 FAIL_LEVELS = ("info", "warning", "error")
 
 
 def _csv(value: str) -> list[str]:
     return [v.strip() for v in value.split(",") if v.strip()]
+
+
+def _size(value: str) -> int:
+    from fp8lint.config import parse_size
+
+    try:
+        return parse_size(value)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def _seconds(value: str) -> float:
+    from fp8lint.config import parse_seconds
+
+    try:
+        return parse_seconds(float(value))
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -118,6 +139,42 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="exit 1 when --fix changed a file, even if nothing is left",
     )
+    check.add_argument(
+        "--no-cache",
+        action="store_true",
+        help="neither read nor write the cache (also: FP8LINT_NO_CACHE=1, `cache = false`)",
+    )
+    check.add_argument(
+        "--cache-dir",
+        default=None,
+        metavar="DIR",
+        help="where the cache lives (default: `cache-dir` from the configuration, else "
+        ".fp8lint_cache in the project root; also: FP8LINT_CACHE_DIR)",
+    )
+    check.add_argument(
+        "--file-timeout",
+        type=_seconds,
+        default=None,
+        metavar="SECONDS",
+        help="report a file whose checks take longer as FP8001 and go on (default: "
+        "`file-timeout` from the configuration, else 60; 0: no limit)",
+    )
+    check.add_argument(
+        "--max-file-size",
+        type=_size,
+        default=None,
+        metavar="SIZE",
+        help="larger files are an FP8001 finding, not read: bytes or e.g. 512KiB, 16MiB, 2MB "
+        "(default: `max-file-size` from the configuration, else 16MiB)",
+    )
+
+    clean = sub.add_parser("clean", help="remove the cache directory")
+    clean.add_argument(
+        "--cache-dir", default=None, metavar="DIR", help="the cache to remove (as for check)"
+    )
+    clean.add_argument(
+        "--config", default=None, metavar="FILE", help="the configuration that names the cache"
+    )
 
     show = sub.add_parser("show", help="print the normalized FP8 sites of files")
     show.add_argument("paths", nargs="+", metavar="FILE")
@@ -175,10 +232,50 @@ def parse_options(pairs: Sequence[str]) -> dict[str, dict[str, Any]]:
     return out
 
 
+def cache_location(cache_dir: str | None, configs: Resolver) -> str:
+    """Where the cache lives: `--cache-dir`, else FP8LINT_CACHE_DIR, else `cache-dir` from
+    the configuration of the working directory, else `.fp8lint_cache` in its root (the
+    folder of that configuration file, or the working directory when there is none)."""
+    from fp8lint.cache import default_directory
+
+    chosen = cache_dir or os.environ.get("FP8LINT_CACHE_DIR")
+    if chosen:
+        return os.path.abspath(os.path.expanduser(chosen))
+    project = configs.for_path(".")
+    if project.cache_dir:
+        folder = os.path.expanduser(project.cache_dir)
+        return os.path.normpath(os.path.join(os.path.abspath(project.root), folder))
+    return default_directory(project.root)
+
+
+def cache_enabled(args: argparse.Namespace, configs: Resolver) -> bool:
+    """Only a plain check uses the cache (never --fix or --diff), unless --no-cache,
+    FP8LINT_NO_CACHE or `cache = false` turn it off."""
+    if args.fix or args.diff or args.no_cache:
+        return False
+    from fp8lint.cache import disabled_by_environment
+
+    if disabled_by_environment():
+        return False
+    return configs.for_path(".").cache is not False
+
+
 def cmd_check(args: argparse.Namespace) -> int:
-    from fp8lint.engine import FixMode, RunSettings, Selection, run
+    from fp8lint.engine import (
+        DEFAULT_FILE_TIMEOUT,
+        DEFAULT_MAX_BYTES,
+        FixMode,
+        RunSettings,
+        Selection,
+        run,
+    )
     from fp8lint.render import Report, render_output
 
+    given = frozenset(
+        name
+        for name, value in (("max_bytes", args.max_file_size), ("file_timeout", args.file_timeout))
+        if value is not None
+    )
     settings = RunSettings(
         selection=Selection(
             select=tuple(args.select) if args.select is not None else None,
@@ -186,6 +283,9 @@ def cmd_check(args: argparse.Namespace) -> int:
             ignore=tuple(args.ignore),
         ),
         options=parse_options(args.option),
+        max_bytes=args.max_file_size if args.max_file_size is not None else DEFAULT_MAX_BYTES,
+        file_timeout=args.file_timeout if args.file_timeout is not None else DEFAULT_FILE_TIMEOUT,
+        command_line=given,
     )
     _check_selectors(settings.selection)
     if args.exit_zero and args.exit_non_zero_on_fix:
@@ -199,7 +299,16 @@ def cmd_check(args: argparse.Namespace) -> int:
     mode = None
     if args.fix or args.diff:
         mode = FixMode(unsafe=args.unsafe_fixes, write=not args.diff)
-    result = run(args.paths, settings, mode, configs, args.force_exclude)
+    cache = None
+    if cache_enabled(args, configs):
+        from fp8lint.cache import Cache
+
+        try:
+            cache = Cache(cache_location(args.cache_dir, configs))
+        except OSError:  # no working directory, say: lint without a cache
+            if os.environ.get("FP8LINT_DEBUG"):
+                raise
+    result = run(args.paths, settings, mode, configs, args.force_exclude, cache)
     for path, why in result.fix_failures:
         print(f"{path}: {why}", file=sys.stderr)
     if args.write_baseline:
@@ -283,6 +392,11 @@ def show_settings(args: argparse.Namespace, configs: Any, cli: Any) -> int:
         "ignore": list(effective.selection.ignore),
         "options": effective.options,
         "severity": {k: v.value for k, v in sorted(effective.severity.items())},
+        "max-file-size": effective.max_bytes,
+        "file-timeout": effective.file_timeout,
+        "cache-dir": cache_location(args.cache_dir, configs)
+        if cache_enabled(args, configs)
+        else None,
     }
     print(json.dumps({"file": target, **out}, indent=2))
     return 0
@@ -331,6 +445,20 @@ def _check_selectors(selection: Any) -> None:
         if p.upper() == "ALL" or p.lower() in names or any(c.startswith(p.upper()) for c in codes):
             continue
         raise UsageError(f"unknown rule selector `{p}`")
+
+
+def cmd_clean(args: argparse.Namespace) -> int:
+    """Remove the cache directory `check` would use (exit 0, also when there is none)."""
+    from fp8lint.cache import clean
+    from fp8lint.config import Resolver
+
+    location = cache_location(args.cache_dir, Resolver(args.config))
+    try:
+        _removed, message = clean(location)
+    except OSError as exc:
+        raise UsageError(f"cannot remove {location}: {exc.strerror or exc}") from None
+    print(message)
+    return 0
 
 
 def cmd_show(args: argparse.Namespace) -> int:
@@ -418,6 +546,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     handlers = {
         "check": cmd_check,
+        "clean": cmd_clean,
         "show": cmd_show,
         "rule": cmd_rule,
         "review": cmd_review,

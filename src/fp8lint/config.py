@@ -5,12 +5,15 @@ As in ruff, the closest configuration file to a linted file applies (`.fp8lint.t
 the file's upward), configs are not merged implicitly but may `extend = "../base.toml"`, paths
 resolve against the file that names them, and `--config FILE` applies one file to everything.
 Keys are validated (an unknown key or a wrong type names the file and the key and exits 2);
-rule options are validated against what each rule declares.
+rule options are validated against what each rule declares.  `max-file-size` and
+`file-timeout` apply per file like the rule settings; `cache` and `cache-dir` are read from the
+configuration that applies to the working directory (the project root), as ruff's are.
 """
 
 from __future__ import annotations
 
 import os
+import re
 import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
@@ -40,6 +43,10 @@ class Config:
     options: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)  # code -> name -> v
     fail_on: str | None = None
     rule_url_base: str | None = None
+    max_file_size: int | None = None  # bytes
+    file_timeout: float | None = None  # seconds, 0: no limit
+    cache: bool | None = None
+    cache_dir: str | None = None  # as written: relative to `root`, `~` allowed
 
     def settings_dict(self) -> dict[str, Any]:
         """What `--show-settings` prints."""
@@ -56,6 +63,10 @@ class Config:
             "options": {c: dict(o) for c, o in sorted(self.options.items())},
             "fail-on": self.fail_on,
             "rule-url-base": self.rule_url_base,
+            "max-file-size": self.max_file_size,
+            "file-timeout": self.file_timeout,
+            "cache": self.cache,
+            "cache-dir": self.cache_dir,
         }
 
 
@@ -120,6 +131,44 @@ def _selectors(path: str, key: str, value: Any) -> tuple[str, ...]:
     return items
 
 
+_SIZE = re.compile(r"(?i)^\s*(\d+(?:\.\d+)?)\s*(b|kb|mb|gb|kib|mib|gib)?\s*$")
+_UNITS = {
+    "b": 1,
+    "kb": 1000,
+    "mb": 1000**2,
+    "gb": 1000**3,
+    "kib": 1024,
+    "mib": 1024**2,
+    "gib": 1024**3,
+}
+
+
+def parse_size(value: object) -> int:
+    """A size in bytes from an int (bytes) or a string: `16MiB`, `512 KiB`, `2MB`, `1.5GiB`,
+    `4096`.  ValueError for anything else, or for a size under one byte."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        size = value
+    elif isinstance(value, str):
+        m = _SIZE.match(value)
+        if m is None:
+            raise ValueError(f"not a size: {value!r} (write e.g. 16MiB, 512KiB, 2MB or bytes)")
+        size = int(float(m.group(1)) * _UNITS[(m.group(2) or "b").lower()])
+    else:
+        raise ValueError(f"not a size: {value!r} (an integer of bytes or a string like 16MiB)")
+    if size < 1:
+        raise ValueError(f"a size must be at least 1 byte, got {value!r}")
+    return size
+
+
+def parse_seconds(value: object) -> float:
+    """A time limit in seconds (int or float, 0 for none); ValueError for anything else."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise ValueError(f"not a number of seconds: {value!r}")
+    if not value >= 0 or value == float("inf"):
+        raise ValueError(f"must be a finite number of seconds >= 0 (0: no limit), got {value!r}")
+    return float(value)
+
+
 def parse_table(path: str, table: Mapping[str, Any]) -> Config:
     """A validated `Config` from one file's table (without `extend`)."""
     root = os.path.dirname(os.path.abspath(path))
@@ -172,6 +221,24 @@ def parse_table(path: str, table: Mapping[str, Any]) -> Config:
             if not isinstance(value, str):
                 raise ConfigError(f"{path}: `rule-url-base` must be a string")
             cfg = replace(cfg, rule_url_base=value)
+        elif key == "max-file-size":
+            try:
+                cfg = replace(cfg, max_file_size=parse_size(value))
+            except ValueError as exc:
+                raise ConfigError(f"{path}: `max-file-size`: {exc}") from None
+        elif key == "file-timeout":
+            try:
+                cfg = replace(cfg, file_timeout=parse_seconds(value))
+            except ValueError as exc:
+                raise ConfigError(f"{path}: `file-timeout`: {exc}") from None
+        elif key == "cache":
+            if not isinstance(value, bool):
+                raise ConfigError(f"{path}: `cache` must be true or false")
+            cfg = replace(cfg, cache=value)
+        elif key == "cache-dir":
+            if not isinstance(value, str) or not value.strip():
+                raise ConfigError(f"{path}: `cache-dir` must be a non-empty path")
+            cfg = replace(cfg, cache_dir=value)
         else:
             raise ConfigError(f"{path}: unknown key `{key}`")
     return cfg
@@ -228,6 +295,10 @@ def merge(parent: Config, child: Config, child_table: Mapping[str, Any]) -> Conf
         exclude=pick("exclude", child.exclude, parent.exclude),
         fail_on=pick("fail-on", child.fail_on, parent.fail_on),
         rule_url_base=pick("rule-url-base", child.rule_url_base, parent.rule_url_base),
+        max_file_size=pick("max-file-size", child.max_file_size, parent.max_file_size),
+        file_timeout=pick("file-timeout", child.file_timeout, parent.file_timeout),
+        cache=pick("cache", child.cache, parent.cache),
+        cache_dir=pick("cache-dir", child.cache_dir, parent.cache_dir),
         path=child.path,
         root=child.root,
         extend_select=parent.extend_select + child.extend_select,

@@ -2,7 +2,9 @@
 
 Heavy modules (pydantic, libcst, the rules) are imported only for a file that passes the
 byte-level prefilter, so a pre-commit call on unrelated files costs little more than starting
-Python.  Every failure on one file becomes an FP8001 diagnostic and the run goes on.
+Python.  Every failure on one file becomes an FP8001 diagnostic and the run goes on: a file
+that cannot be read, one over the size limit, one that takes longer than the time limit, and
+an internal error.  `check` keeps per-file results in an on-disk cache (`fp8lint.cache`).
 """
 
 from __future__ import annotations
@@ -11,10 +13,12 @@ import codecs
 import os
 import re
 import stat
+import time
 from collections.abc import Callable, Iterable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from functools import partial
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from fp8lint.diagnostics import (
     PARSE_ERROR,
@@ -27,16 +31,20 @@ from fp8lint.diagnostics import (
 from fp8lint.sources import source_for
 
 if TYPE_CHECKING:
+    from fp8lint.cache import Cache, Dependency, Probe
     from fp8lint.config import Resolver
     from fp8lint.model import Fp8Site
     from fp8lint.rules.base import Rule
     from fp8lint.sources.base import SourceFile
+
+_T = TypeVar("_T")
 
 # `msamp` is matched in lower case only: `(?i)` would catch every `RandomSampler`
 PREFILTER = re.compile(rb'(?i:fp8|float8|delayedscaling|nvfp4)|msamp|"mx"')
 PREFILTER_TEXT = re.compile(r'(?i:fp8|float8|delayedscaling|nvfp4)|msamp|"mx"')
 SKIP_DIRS = frozenset({"node_modules", "__pycache__", "site-packages", "venv", "env"})
 DEFAULT_MAX_BYTES = 16 * 1024 * 1024
+DEFAULT_FILE_TIMEOUT = 60.0  # seconds for one file's parse and rules; 0: no limit
 _BOMS = (  # longest first: the UTF-32 LE mark starts with the UTF-16 LE one
     (codecs.BOM_UTF32_LE, "utf-32-le"),
     (codecs.BOM_UTF32_BE, "utf-32-be"),
@@ -79,6 +87,10 @@ class RunSettings:
     options: dict[str, dict[str, Any]] = field(default_factory=dict)  # code -> option -> value
     max_bytes: int = DEFAULT_MAX_BYTES
     severity: Mapping[str, Severity] = field(default_factory=dict)  # code -> overridden level
+    file_timeout: float = DEFAULT_FILE_TIMEOUT
+    # the fields above that the command line set (`max_bytes`, `file_timeout`): they win over
+    # the configuration files; otherwise each file's closest configuration decides
+    command_line: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True)
@@ -200,6 +212,11 @@ def read_text(path: str, max_bytes: int) -> str | None:
 
 def read_file(path: str, max_bytes: int) -> Decoded | None:
     """The decoded file, None when it cannot hold FP8 settings (prefilter)."""
+    return decode(read_bytes(path, max_bytes)[0])
+
+
+def read_bytes(path: str, max_bytes: int) -> tuple[bytes, os.stat_result]:
+    """A file's bytes (at most `max_bytes`) and its stat, or a FileProblem."""
     try:
         info = os.stat(path)
         if stat.S_ISDIR(info.st_mode):
@@ -217,7 +234,25 @@ def read_file(path: str, max_bytes: int) -> Decoded | None:
     except OSError as exc:
         raise FileProblem(f"cannot read: {exc.strerror or exc}") from None
     if len(data) > max_bytes:
-        raise FileProblem(f"file too large: over {max_bytes // (1024 * 1024)} MiB (not read)")
+        raise FileProblem(
+            f"file too large: over {human_size(max_bytes)} (not read; raise the limit with "
+            "--max-file-size or `max-file-size`)"
+        )
+    return data, info
+
+
+def human_size(n: int) -> str:
+    """`16 MiB`, `512 KiB`, `1.9 MiB (2000000 bytes)`, `100 bytes`: never more than `n`."""
+    for factor, unit in ((1 << 30, "GiB"), (1 << 20, "MiB"), (1 << 10, "KiB")):
+        if n >= factor:
+            if n % factor == 0:
+                return f"{n // factor} {unit}"
+            return f"{n * 10 // factor / 10:.1f} {unit} ({n} bytes)"
+    return f"{n} byte{'s' if n != 1 else ''}"
+
+
+def decode(data: bytes) -> Decoded | None:
+    """Decoded text, None when the bytes cannot hold FP8 settings (prefilter)."""
     bom, encoding = next(((b, enc) for b, enc in _BOMS if data.startswith(b)), (b"", "utf-8"))
     if encoding == "utf-8":
         if not PREFILTER.search(data):
@@ -261,6 +296,31 @@ def parse_file(file: SourceFile, kind: str) -> list[Fp8Site]:
     from fp8lint.sources.python_source import parse_python
 
     return parse_python(file)
+
+
+_PARSER_MODULES = {
+    "yaml": "fp8lint.sources.structured",
+    "json": "fp8lint.sources.structured",
+    "toml": "fp8lint.sources.toml_source",
+    "shell": "fp8lint.sources.shell_source",
+    "python": "fp8lint.sources.python_source",
+}
+
+
+def _preload(kind: str) -> None:
+    """Import a kind's parser before the clock starts: the one-time import (pydantic) is
+    not the time of the first file that needs it."""
+    import sys
+
+    name = _PARSER_MODULES.get(kind)
+    if name is None or name in sys.modules:
+        return
+    import importlib
+
+    try:
+        importlib.import_module(name)
+    except Exception:
+        pass  # the same error comes back, reported on the file, when it is parsed
 
 
 def display_path(path: str) -> str:
@@ -373,11 +433,16 @@ def run(
     fix: FixMode | None = None,
     configs: Resolver | None = None,
     force_exclude: bool = False,
+    cache: Cache | None = None,
 ) -> RunResult:
     """Lint (or fix) every file under `paths`.  `cli` holds what the command line said; each
-    file's settings are its closest configuration file's, with the command line on top."""
+    file's settings are its closest configuration file's, with the command line on top.
+    `cache` (when checking, never when fixing) serves and stores per-file results."""
+    if fix is not None:
+        cache = None
     result = RunResult()
-    jobs: list[tuple[str, str, str, RunSettings, bool]] = []
+    jobs: list[Job] = []
+    probes: list[Probe | None] = []
     per_file = SettingsCache(cli, configs)
     for path, explicit in discover(paths, per_file.excluded if configs else None, force_exclude):
         settings = per_file.settings(path)
@@ -392,6 +457,7 @@ def run(
             else:
                 continue
         result.files_seen += 1
+        probe: Probe | None = None
         try:
             if kind in ("missing", "dir"):
                 raise FileProblem(
@@ -399,12 +465,29 @@ def run(
                     if kind == "missing"
                     else "is a directory, not a file"
                 )
-            decoded = read_file(path, settings.max_bytes)
+            if cache is None:
+                decoded = read_file(path, settings.max_bytes)
+            else:
+                probe = _quietly(partial(cache.probe, path, shown, settings))
+                if probe is None or not probe.hit:
+                    read_at = time.time_ns()
+                    data, info = read_bytes(path, settings.max_bytes)
+                    if probe is not None:
+                        confirmed = _quietly(partial(cache.confirm, probe, data, info, read_at))
+                        probe = probe if confirmed is not None else None
+                if probe is not None and probe.hit:
+                    if probe.diagnostics is not None:
+                        result.files_parsed += 1
+                        result.diagnostics.extend(probe.diagnostics)
+                    continue
+                decoded = decode(data)
         except FileProblem as exc:
             if parse_enabled:
                 result.diagnostics.append(_problem(shown, exc.message, exc.line, exc.column))
             continue
         if decoded is None:
+            if cache is not None and probe is not None:
+                _quietly(partial(cache.store, probe, None))
             continue
         result.files_parsed += 1
         if fix is not None:
@@ -412,9 +495,14 @@ def run(
             diags = _guarded(shown, work)
             result.diagnostics.extend(_kept(diags, parse_enabled))
         else:
-            jobs.append((shown, decoded.text, kind, settings, parse_enabled))
-    for diags in _lint_all(jobs):
+            jobs.append((shown, decoded.text, kind, settings, parse_enabled, probe is not None))
+            probes.append(probe)
+    for probe, (diags, read) in zip(probes, _lint_all(jobs), strict=True):
         result.diagnostics.extend(diags)
+        if cache is not None and probe is not None and read is not None:
+            _quietly(partial(cache.store, probe, diags, read))
+    if cache is not None:
+        _quietly(cache.save)
     # a finding about a value in file A can come from linting A and from a script that
     # merges A: report it once
     seen: set[tuple[str, str, int, int]] = set()
@@ -430,6 +518,20 @@ def run(
 
 POOL_MIN_FILES = 16  # below this, starting worker processes costs more than it saves
 
+# one file for `_lint_job`: shown path, text, kind, settings, FP8001 enabled, record what it
+# reads besides itself (for the cache)
+Job = tuple[str, str, str, RunSettings, bool, bool]
+
+
+def _quietly(work: Callable[[], _T]) -> _T | None:
+    """A cache operation: whatever goes wrong there is a miss, never a failed run."""
+    try:
+        return work()
+    except Exception:
+        if os.environ.get("FP8LINT_DEBUG"):
+            raise
+        return None
+
 
 def _guarded(shown: str, work: Callable[[], list[Diagnostic]]) -> list[Diagnostic]:
     """A bug in fp8lint on one file becomes an FP8001 for that file, not a stopped run."""
@@ -438,26 +540,91 @@ def _guarded(shown: str, work: Callable[[], list[Diagnostic]]) -> list[Diagnosti
     except Exception as exc:
         if os.environ.get("FP8LINT_DEBUG"):
             raise
-        return [
-            _problem(shown, f"internal error while checking this file: {type(exc).__name__}: {exc}")
-        ]
+        return [_internal_error(shown, exc)]
+
+
+def _internal_error(shown: str, exc: Exception) -> Diagnostic:
+    return _problem(shown, f"internal error while checking this file: {type(exc).__name__}: {exc}")
+
+
+class _Timeout(BaseException):
+    """Raised by SIGALRM inside a file's parse and rules.  A BaseException, so that no
+    `except Exception` on the way can swallow it."""
+
+
+def timeout_message(seconds: float) -> str:
+    return f"checking this file took longer than {seconds:g} s; skipped (raise --file-timeout)"
+
+
+@contextmanager
+def _time_limit(seconds: float) -> Iterator[None]:
+    """Raise _Timeout in the block after `seconds` (0: no limit), with a real-time interval
+    timer; a no-op where there is no SIGALRM or outside the main thread.  The previous
+    handler comes back afterwards, and a timer that was running gets the time it had left."""
+    import signal
+
+    if seconds <= 0 or not hasattr(signal, "setitimer") or not hasattr(signal, "SIGALRM"):
+        yield
+        return
+
+    def expire(signum: int, frame: Any) -> None:
+        raise _Timeout
+
+    try:
+        previous = signal.signal(signal.SIGALRM, expire)
+    except ValueError:  # not the main thread of the main interpreter
+        yield
+        return
+    started = time.monotonic()
+    old_delay, old_interval = signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous if previous is not None else signal.SIG_DFL)
+        if old_delay > 0:
+            left = old_delay - (time.monotonic() - started)
+            signal.setitimer(signal.ITIMER_REAL, max(left, 1e-6), old_interval)
+
+
+def _bounded(
+    shown: str, seconds: float, work: Callable[[], list[Diagnostic]]
+) -> tuple[list[Diagnostic], bool]:
+    """(findings, complete): `work` under the time limit, a timeout or an internal error
+    becoming an FP8001 (and `complete` False: such a result is not cached)."""
+    try:
+        with _time_limit(seconds):
+            return work(), True
+    except _Timeout:
+        return [_problem(shown, timeout_message(seconds))], False
+    except Exception as exc:
+        if os.environ.get("FP8LINT_DEBUG"):
+            raise
+        return [_internal_error(shown, exc)], False
 
 
 def _kept(diags: list[Diagnostic], parse_enabled: bool) -> list[Diagnostic]:
     return [d for d in diags if d.code != PARSE_ERROR[0] or parse_enabled]
 
 
-def _lint_job(job: tuple[str, str, str, RunSettings, bool]) -> list[Diagnostic]:
-    shown, text, kind, settings, parse_enabled = job
+def _lint_job(job: Job) -> tuple[list[Diagnostic], list[Dependency] | None]:
+    """One file's findings, and the files it read besides itself when recording was asked
+    (None when it was not, or when the result must not be cached)."""
+    from fp8lint.cache import recording
+
+    shown, text, kind, settings, parse_enabled, record = job
+    _preload(kind)
     work = partial(_first, lint_text, shown, text, kind, settings)
-    return _kept(_guarded(shown, work), parse_enabled)
+    with recording(record) as read:
+        diags, complete = _bounded(shown, settings.file_timeout, work)
+    return _kept(diags, parse_enabled), (list(read) if complete and read is not None else None)
 
 
 def _first(fn: Callable[..., tuple[list[Diagnostic], Any]], *args: Any) -> list[Diagnostic]:
     return fn(*args)[0]
 
 
-def _lint_all(jobs: list[tuple[str, str, str, RunSettings, bool]]) -> Iterator[list[Diagnostic]]:
+def _lint_all(jobs: list[Job]) -> Iterator[tuple[list[Diagnostic], list[Dependency] | None]]:
     """Lint the files that passed the prefilter: in worker processes when there are many and
     more than one core (`FP8LINT_WORKERS` sets the number; 1 keeps everything in-process)."""
     workers = int(os.environ.get("FP8LINT_WORKERS") or min(os.cpu_count() or 1, 8))
@@ -515,11 +682,18 @@ class SettingsCache:
             options = {c: dict(o) for c, o in cfg.options.items()}
             for code, values in cli.options.items():
                 options.setdefault(code, {}).update(values)
+            given = cli.command_line
             self._cache[key] = RunSettings(
                 selection=self._selection(cfg, ignored),
                 options=options,
-                max_bytes=cli.max_bytes,
+                max_bytes=cli.max_bytes
+                if "max_bytes" in given or cfg.max_file_size is None
+                else cfg.max_file_size,
                 severity={**cfg.severity, **cli.severity},
+                file_timeout=cli.file_timeout
+                if "file_timeout" in given or cfg.file_timeout is None
+                else cfg.file_timeout,
+                command_line=given,
             )
         return self._cache[key]
 
@@ -538,7 +712,12 @@ def _fix_one(
 
     from fp8lint.fixes import fix_text, write_atomic
 
-    outcome = fix_text(shown, decoded.text, kind, settings, mode.unsafe)
+    _preload(kind)
+    try:
+        with _time_limit(settings.file_timeout):  # the file is written after, never during
+            outcome = fix_text(shown, decoded.text, kind, settings, mode.unsafe)
+    except _Timeout:
+        return [_problem(shown, timeout_message(settings.file_timeout))]
     if outcome.failure is not None:
         result.fix_failures.append((shown, outcome.failure))
     if outcome.changed:
@@ -547,7 +726,11 @@ def _fix_one(
                 write_atomic(path, outcome.text, decoded.encoding, decoded.bom)
             except OSError as exc:
                 result.fix_failures.append((shown, f"cannot write the fixed file: {exc}"))
-                return lint_text(shown, decoded.text, kind, settings)[0]
+                try:
+                    with _time_limit(settings.file_timeout):
+                        return lint_text(shown, decoded.text, kind, settings)[0]
+                except _Timeout:
+                    return [_problem(shown, timeout_message(settings.file_timeout))]
         else:
             diff = difflib.unified_diff(
                 decoded.text.splitlines(keepends=True),

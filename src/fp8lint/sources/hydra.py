@@ -250,10 +250,19 @@ def effective_root(
 
 
 def load_file(path: str) -> SourceFile | None:
+    """Another file that one linted file pulls in (a `defaults:` parent, the config a script
+    names), read as `open(path, encoding="utf-8-sig")` would, at most 16 Mi characters.  The
+    bytes come through `fp8lint.cache.read_dependency`, which notes the file for the cache."""
+    import io
+
+    from fp8lint.cache import read_dependency
+
+    data = read_dependency(path)
+    if data is None:
+        return None
     try:
-        with open(path, encoding="utf-8-sig") as fh:
-            text = fh.read(16 * 1024 * 1024)
-    except (OSError, UnicodeDecodeError):
+        text = io.TextIOWrapper(io.BytesIO(data), encoding="utf-8-sig").read(16 * 1024 * 1024)
+    except UnicodeDecodeError:
         return None
     return SourceFile(path, text)
 
