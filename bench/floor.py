@@ -4,7 +4,7 @@
 
 Walks the tree as fp8lint does (sorted, skipping hidden folders and the same folder names),
 reads every file with an extension fp8lint reads, applies the same byte prefilter as
-`fp8lint.engine.PREFILTER`, and for the files that pass composes the YAML with libyaml and
+`fp8lint.engine.mentions_fp8` (the same words, the same way), and for the files that pass composes the YAML with libyaml and
 `json.loads` the JSON.  Python, TOML and shell files that pass are read but not parsed.  No
 fp8lint import: `bench/run.py` checks that the constants below match fp8lint's.
 """
@@ -12,10 +12,18 @@ fp8lint import: `bench/run.py` checks that the constants below match fp8lint's.
 from __future__ import annotations
 
 import os
-import re
 import sys
 
-PREFILTER = re.compile(rb'(?i)fp8|float8|msamp|delayedscaling|nvfp4|"mx"')
+PREFILTER_ANY_CASE = (b"fp8", b"float8", b"delayedscaling", b"nvfp4")
+PREFILTER_EXACT = (b"msamp", b'"mx"')
+
+
+def mentions_fp8(data: bytes) -> bool:
+    if any(word in data for word in PREFILTER_EXACT):
+        return True
+    lowered = data.lower()
+    return any(word in lowered for word in PREFILTER_ANY_CASE)
+
 EXTENSIONS = frozenset(
     {".yaml", ".yml", ".json", ".py", ".toml", ".sh", ".bash", ".slurm", ".sbatch"}
 )
@@ -41,7 +49,7 @@ def main(paths: list[str]) -> int:
         for path in files(top):
             with open(path, "rb") as fh:
                 data = fh.read()
-            if not PREFILTER.search(data):
+            if not mentions_fp8(data):
                 continue
             relevant += 1
             ext = os.path.splitext(path)[1].lower()

@@ -107,7 +107,10 @@ def tree(n: int, seed: int, base: Path) -> tuple[Path, dict[str, int]]:
 def check_floor_matches() -> None:
     from fp8lint import engine, sources
 
-    assert floor.PREFILTER.pattern == engine.PREFILTER.pattern, "floor.PREFILTER is stale"
+    assert (floor.PREFILTER_ANY_CASE, floor.PREFILTER_EXACT) == (
+        engine.PREFILTER_ANY_CASE,
+        engine.PREFILTER_EXACT,
+    ), "floor's prefilter words are stale"
     assert floor.EXTENSIONS == frozenset(sources.SOURCES), "floor.EXTENSIONS is stale"
     assert floor.SKIP_DIRS == engine.SKIP_DIRS, "floor.SKIP_DIRS is stale"
 
@@ -153,7 +156,7 @@ def pick_files(root: Path) -> tuple[Path, Path, list[Path]]:
         if not path.is_file() or path.name == "TREE.json":
             continue
         data = path.read_bytes()
-        (fp8 if floor.PREFILTER.search(data) else plain).append((path, len(data)))
+        (fp8 if floor.mentions_fp8(data) else plain).append((path, len(data)))
     fp8_yaml = max((p for p in fp8 if p[0].suffix == ".yaml"), key=lambda p: p[1])
     target = fp8_yaml[1]
     plain_yaml = min((p for p in plain if p[0].suffix == ".yaml"), key=lambda p: abs(p[1] - target))

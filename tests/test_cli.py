@@ -266,3 +266,49 @@ def test_worker_processes_give_the_same_report(tmp_path: Path) -> None:
     serial, pooled = report("1"), report("2")
     assert pooled == serial
     assert len(json.loads(serial)) == 12 * 1 + 12 * 2 + 1
+
+
+def test_reading_in_worker_processes_gives_the_same_report(tmp_path: Path) -> None:
+    """Past READ_POOL_MIN_FILES files, workers read and prefilter too: the report is the same
+    as in one process, with and without the cache, after a touch and after an edit."""
+    import os
+    import subprocess
+    import sys
+
+    from fp8lint.engine import READ_POOL_MIN_FILES
+
+    plain = READ_POOL_MIN_FILES + 20
+    for i in range(plain):
+        write(tmp_path, f"p{i % 7}/plain{i}.yaml", f"model:\n  hidden_size: {i}\n")
+    for i in range(24):
+        write(tmp_path, f"p{i % 5}/c{i}.yaml", RISKY if i % 2 else RISKY.replace("hybrid", "e4m3"))
+    write(tmp_path, "p0/broken.yaml", "MODEL_ARGS: [fp8\n")
+    (tmp_path / "p1" / "binary.json").write_bytes(b'{"fp8": 1}\0\0')
+    (tmp_path / "p2" / "latin1.yaml").write_bytes(b"# fp8 \xe9\nx: 1\n")
+
+    def report(workers: str, *flags: str) -> str:
+        env = dict(os.environ, FP8LINT_WORKERS=workers)
+        env.pop("FP8LINT_NO_CACHE", None)
+        r = subprocess.run(
+            [sys.executable, "-m", "fp8lint", "check", ".", "--output-format", "json", *flags],
+            cwd=tmp_path,
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=120,
+        )
+        assert r.returncode == 1 and r.stderr == ""
+        return r.stdout
+
+    serial = report("1", "--no-cache")
+    codes = [d["code"] for d in json.loads(serial)]
+    assert codes.count("FP8001") == 3 and len(codes) == 3 + 12 * 1 + 12 * 2
+    assert report("2", "--no-cache") == serial
+    assert report("2") == serial  # writes the cache
+    assert report("2") == serial  # served from it
+    touched = tmp_path / "p1" / "c1.yaml"  # same bytes, new times: hashed, not re-linted
+    os.utime(touched, (1_000_000_000, 1_000_000_000))
+    assert report("2") == serial
+    touched.write_text(RISKY.replace("hybrid", "e4m3"))
+    edited = report("2")
+    assert edited == report("1", "--no-cache") != serial

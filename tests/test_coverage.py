@@ -340,8 +340,13 @@ def test_defaults_fan_out_merges_each_parent_once(tmp_path: Path) -> None:
 
 
 def test_prefilter_ignores_samplers() -> None:
-    from fp8lint.engine import PREFILTER
+    from fp8lint.engine import mentions_fp8, mentions_fp8_text
 
-    assert PREFILTER.search(b"from torch.utils.data import RandomSampler") is None
-    assert PREFILTER.search(b'"msamp": {"enabled": true}') is not None
-    assert PREFILTER.search(b"FP8_FORMAT=hybrid") is not None
+    assert not mentions_fp8(b"from torch.utils.data import RandomSampler")
+    assert mentions_fp8(b'"msamp": {"enabled": true}')
+    assert mentions_fp8(b"FP8_FORMAT=hybrid")
+    assert mentions_fp8(b"r = transformer_engine.common.recipe.DELAYEDSCALING()")
+    assert mentions_fp8(b'{"recipe": "mx"}') and not mentions_fp8(b'{"recipe": "MX"}')
+    assert mentions_fp8(b"quant: NVFP4") and mentions_fp8(b"Float8LinearConfig")
+    assert not mentions_fp8(b"fp16 and bf16 only; float16 too; MSAMPLES=3")
+    assert mentions_fp8_text("# FP8 \u00e9t\u00e9") and not mentions_fp8_text("RandomSampler")

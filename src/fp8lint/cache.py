@@ -495,9 +495,15 @@ class Cache:
     def confirm(self, found: Probe, data: bytes, st: os.stat_result, read_at: int) -> bool:
         """With the bytes just read: a hit when their hash is the stored one (the entry's
         fingerprint is refreshed).  Either way the probe keeps what a store needs."""
-        found.fingerprint = fingerprint(st)
-        found.trusted = trusted(st, read_at)
-        found.digest = sha256(data)
+        return self.confirm_facts(found, fingerprint(st), trusted(st, read_at), sha256(data))
+
+    def confirm_facts(
+        self, found: Probe, print_: Fingerprint, is_trusted: bool, digest: str
+    ) -> bool:
+        """`confirm` with the facts a worker process computed from the bytes it read."""
+        found.fingerprint = print_
+        found.trusted = is_trusted
+        found.digest = digest
         if found.entry is not None and found.entry[3] == found.digest:
             self._finish(found, refresh=True)
         return found.hit
