@@ -4,11 +4,15 @@ file builds no pydantic schema."""
 
 from __future__ import annotations
 
+import pickle
 import subprocess
 import sys
 import warnings
 from collections.abc import Iterator
 from pathlib import Path
+
+import pytest
+from pydantic import ValidationError
 
 from fp8lint.engine import parse_file
 from fp8lint.model import Fp8Site, Setting
@@ -83,3 +87,28 @@ def test_linting_fp8_yaml_builds_no_schema(tmp_path: Path) -> None:
         [sys.executable, "-c", PROBE, str(tmp_path)], capture_output=True, text=True, timeout=60
     )
     assert r.stdout.strip().splitlines()[-2:] == ["BUILT=", "PLUGINS=False"], r.stdout + r.stderr
+
+
+def test_the_fast_span_builder_makes_the_same_spans_as_pydantic() -> None:
+    from fp8lint.model import Span, make_span
+
+    made = make_span("a.yaml", 1, 2, 3, 4, 5, 6)
+    validated = Span.model_validate(
+        {
+            "path": "a.yaml",
+            "line": 1,
+            "column": 2,
+            "end_line": 3,
+            "end_column": 4,
+            "start_offset": 5,
+            "end_offset": 6,
+        }
+    )
+    assert make_span.__name__ == "fast"  # the check at import accepted this pydantic
+    assert made == validated and hash(made) == hash(validated)
+    assert made.model_fields_set == validated.model_fields_set
+    assert made.model_dump() == validated.model_dump()
+    assert pickle.loads(pickle.dumps(made)) == made
+    assert made.model_copy(update={"line": 9}).line == 9 and made.line == 1
+    with pytest.raises(ValidationError):
+        made.line = 3  # frozen like any other Span

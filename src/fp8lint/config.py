@@ -12,6 +12,7 @@ configuration that applies to the working directory (the project root), as ruff'
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 import sys
@@ -320,6 +321,18 @@ class Resolver:
         if self.forced is not None:  # --config: relative paths are relative to the CWD
             self.forced = replace(self.forced, root=os.getcwd())
         self._by_dir: dict[str, Config] = {}
+        self._by_parent: dict[str, Config] = {}  # a file's folder as written -> its config
+
+    def for_file(self, path: str) -> Config:
+        """`for_path` for a path known to be a file (one found by walking a folder): one
+        lookup per folder as written, no `stat`."""
+        if self.forced is not None:
+            return self.forced
+        head = os.path.dirname(path)
+        found = self._by_parent.get(head)
+        if found is None:
+            found = self._by_parent[head] = self._for_dir(os.path.dirname(os.path.abspath(path)))
+        return found
 
     def for_path(self, path: str) -> Config:
         if self.forced is not None:
@@ -353,10 +366,16 @@ def matches(patterns: tuple[str, ...], path: str, root: str) -> bool:
     """gitignore-style match of `path` against patterns relative to `root`."""
     if not patterns:
         return False
-    import pathspec
-
     rel = os.path.relpath(os.path.abspath(path), root).replace(os.sep, "/")
     if rel.startswith("../"):
         return False
-    spec = pathspec.PathSpec.from_lines("gitwildmatch", patterns)
+    spec = _spec(patterns)
     return bool(spec.match_file(rel) or (os.path.isdir(path) and spec.match_file(rel + "/")))
+
+
+@functools.lru_cache(maxsize=256)
+def _spec(patterns: tuple[str, ...]) -> Any:
+    """The compiled patterns (compiled once per run, not once per file)."""
+    import pathspec
+
+    return pathspec.PathSpec.from_lines("gitwildmatch", patterns)

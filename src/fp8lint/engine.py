@@ -462,7 +462,7 @@ def run(
     per_file = SettingsCache(cli, configs)
     shown_of = _DisplayPaths()
     for path, explicit in discover(paths, per_file.excluded if configs else None, force_exclude):
-        settings = per_file.settings(path)
+        settings = per_file.settings(path, explicit)
         parse_enabled = settings.selection.enabled(PARSE_ERROR[0], PARSE_ERROR[1], True)
         shown = display_path(path) if explicit else shown_of(path)
         kind = source_for(path)
@@ -800,12 +800,13 @@ class SettingsCache:
             cfg.select, cfg.extend_select + cli.extend_select, cfg.ignore + ignored + cli.ignore
         )
 
-    def settings(self, path: str) -> RunSettings:
+    def settings(self, path: str, explicit: bool = True) -> RunSettings:
+        """The settings for `path`; `explicit` False: a file found by walking a folder."""
         if self.configs is None:
             return self.cli
         from fp8lint.config import matches
 
-        cfg = self.configs.for_path(path)
+        cfg = self.configs.for_file(path) if not explicit else self.configs.for_path(path)
         ignored = tuple(
             code
             for pattern, codes in cfg.per_file_ignores

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from fp8lint.diagnostics import LocatedError
-from fp8lint.model import Setting, SourceNote, Span
+from fp8lint.model import Setting, SourceNote, Span, make_span
 from fp8lint.tree import Node, Pos, line_starts
 
 T = TypeVar("T")
@@ -52,14 +52,14 @@ class SourceFile:
         owner = start.origin
         if owner is not None and owner is not self and isinstance(owner, SourceFile):
             return owner.span(start, end)  # a node merged in from another file
-        return Span.model_construct(
-            path=self.path,
-            line=start.line + 1,
-            column=start.column + 1,
-            end_line=end.line + 1,
-            end_column=end.column + 1,
-            start_offset=self.byte_offset(start.index),
-            end_offset=self.byte_offset(end.index),
+        return make_span(
+            self.path,
+            start.line + 1,
+            start.column + 1,
+            end.line + 1,
+            end.column + 1,
+            self.byte_offset(start.index),
+            self.byte_offset(end.index),
         )
 
     def span_of(self, node: Node) -> Span:

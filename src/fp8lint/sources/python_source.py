@@ -402,6 +402,26 @@ _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
 _DEFS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 
 
+_CHILD_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+def _kids(node: ast.AST) -> list[ast.AST]:
+    """`ast.iter_child_nodes`, minus the `Load`/`Store` contexts (a third of all nodes, and
+    nothing to read), as a list."""
+    kind = type(node)
+    names = _CHILD_FIELDS.get(kind)
+    if names is None:
+        names = _CHILD_FIELDS[kind] = tuple(f for f in kind._fields if f != "ctx")
+    out: list[ast.AST] = []
+    for name in names:
+        value = getattr(node, name, None)
+        if isinstance(value, ast.AST):
+            out.append(value)
+        elif isinstance(value, list):
+            out.extend(v for v in value if isinstance(v, ast.AST))
+    return out
+
+
 def _dotted(node: ast.AST) -> list[str] | None:
     """`a.b.c` as ["a", "b", "c"]; None for anything but names and attributes."""
     parts: list[str] = []
@@ -569,7 +589,7 @@ class _Reader:
             node, scope = stack.pop()
             method = visit.get(type(node))
             if method is None:
-                children = [(n, scope) for n in ast.iter_child_nodes(node)]
+                children = [(n, scope) for n in _kids(node)]
             else:
                 children = method(self, node, scope)
             stack.extend(reversed(children))
@@ -577,7 +597,7 @@ class _Reader:
         self.calls.sort(key=lambda c: _where(c[0]))
 
     def _children(self, node: ast.AST, scope: _Scope) -> list[tuple[ast.AST, _Scope]]:
-        return [(n, scope) for n in ast.iter_child_nodes(node)]
+        return [(n, scope) for n in _kids(node)]
 
     def _visit_function(self, node: ast.AST, scope: _Scope) -> list[tuple[ast.AST, _Scope]]:
         assert isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
@@ -606,7 +626,7 @@ class _Reader:
 
     def _visit_comprehension(self, node: ast.AST, scope: _Scope) -> list[tuple[ast.AST, _Scope]]:
         inner = _Scope("comprehension", scope)
-        return [(n, inner) for n in ast.iter_child_nodes(node)]
+        return [(n, inner) for n in _kids(node)]
 
     def _visit_comp_for(self, node: ast.AST, scope: _Scope) -> list[tuple[ast.AST, _Scope]]:
         assert isinstance(node, ast.comprehension)
