@@ -4,9 +4,10 @@
 
 Walks the tree as fp8lint does (sorted, skipping hidden folders and the same folder names),
 reads every file with an extension fp8lint reads, applies the same byte prefilter as
-`fp8lint.engine.mentions_fp8` (the same words, the same way), and for the files that pass composes the YAML with libyaml and
-`json.loads` the JSON.  Python, TOML and shell files that pass are read but not parsed.  No
-fp8lint import: `bench/run.py` checks that the constants below match fp8lint's.
+`fp8lint.engine.mentions_fp8` (the same words, the same way), and for the files that pass
+composes the YAML with libyaml and `json.loads` the JSON.  Python, TOML and shell files that
+pass are read but not parsed.  No fp8lint import: `bench/run.py` checks that the constants
+below match fp8lint's.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ def mentions_fp8(data: bytes) -> bool:
         return True
     lowered = data.lower()
     return any(word in lowered for word in PREFILTER_ANY_CASE)
+
 
 EXTENSIONS = frozenset(
     {".yaml", ".yml", ".json", ".py", ".toml", ".sh", ".bash", ".slurm", ".sbatch"}

@@ -194,7 +194,7 @@ def import_profile(path: Path) -> list[tuple[float, str]]:
 
 
 STAGES = {  # cProfile function name -> what it stands for
-    "read_file": "read + prefilter + decode",
+    "_read_job": "read + prefilter + decode",
     "_walk": "walk the tree",
     "parse_python": "parse Python (ast)",
     "parse_yaml": "parse YAML",
@@ -207,7 +207,10 @@ STAGES = {  # cProfile function name -> what it stands for
 }
 
 
-def cprofile(root: Path, out: Path) -> tuple[float, list[tuple[str, float]], list[str]]:
+def cprofile(
+    root: Path, out: Path, cache_off: list[str]
+) -> tuple[float, list[tuple[str, float]], list[str]]:
+    """One cold run in one process (FP8LINT_WORKERS=1: cProfile sees only its own process)."""
     subprocess.run(
         [
             PY,
@@ -220,10 +223,12 @@ def cprofile(root: Path, out: Path) -> tuple[float, list[tuple[str, float]], lis
             "check",
             "--exit-zero",
             "-q",
+            *cache_off,
             str(root),
         ],
         stdout=subprocess.DEVNULL,
         check=False,
+        env=dict(os.environ, FP8LINT_WORKERS="1"),
     )
     stats = pstats.Stats(str(out))
     raw = stats.stats  # type: ignore[attr-defined]
@@ -289,12 +294,27 @@ def main(argv: list[str] | None = None) -> int:
     root, stats = trees[args.files]
     cache_off = ["--no-cache"] if has_option("--no-cache") else []
     mb = stats["bytes"] / 1e6
+    # a warm cache of its own (primed below), so that no run above touches it
+    warm_dir = Path(tempfile.mkdtemp(prefix="fp8lint-bench-cache-"))
+    warm = ["--cache-dir", str(warm_dir)] if has_option("--cache-dir") else []
+    extra: dict[str, list[str]] = {
+        # the same work in one process: what fp8lint costs in CPU, against the (serial) floor
+        "fp8lint, one process": [
+            "env",
+            "FP8LINT_WORKERS=1",
+            *fp8lint_cmd("--exit-zero", "-q", *cache_off, str(root)),
+        ],
+    }
+    if warm:
+        measure(fp8lint_cmd("--exit-zero", "-q", *warm, str(root)))
+        extra["fp8lint, warm cache"] = fp8lint_cmd("--exit-zero", "-q", *warm, str(root))
 
     print(f"main comparison on {args.files} files, {args.repeat} rounds ...", file=sys.stderr)
     main_runs = alternate(
         {
             "fp8lint": fp8lint_cmd("--exit-zero", "-q", *cache_off, str(root)),
             "floor": [PY, str(HERE / "floor.py"), str(root)],
+            **extra,
             "yamllint": [PY, "-m", "yamllint", "-f", "parsable", str(root)],
             "python -c pass": [PY, "-c", "pass"],
             "python -c 'import yaml'": [PY, "-c", "import yaml"],
@@ -307,6 +327,15 @@ def main(argv: list[str] | None = None) -> int:
     single = alternate(
         {
             "fp8lint FP8 YAML": fp8lint_cmd("--force-exclude", *cache_off, str(fp8_file)),
+            **(
+                {
+                    "fp8lint FP8 YAML, warm cache": fp8lint_cmd(
+                        "--force-exclude", *warm, str(fp8_file)
+                    )
+                }
+                if warm
+                else {}
+            ),
             "yamllint FP8 YAML": [PY, "-m", "yamllint", "-f", "parsable", str(fp8_file)],
             "fp8lint non-FP8 YAML": fp8lint_cmd("--force-exclude", *cache_off, str(plain_file)),
             "yamllint non-FP8 YAML": [PY, "-m", "yamllint", "-f", "parsable", str(plain_file)],
@@ -340,7 +369,9 @@ def main(argv: list[str] | None = None) -> int:
         print("profiles ...", file=sys.stderr)
         imports = import_profile(fp8_file)
         profiled = min(sizes)  # the smallest tree: the same mix, less time under the profiler
-        profile = cprofile(trees[profiled][0], Path(tempfile.gettempdir()) / "fp8lint-bench.prof")
+        profile = cprofile(
+            trees[profiled][0], Path(tempfile.gettempdir()) / "fp8lint-bench.prof", cache_off
+        )
 
     # ---------------------------------------------------------------- the report
     m = {k: v.median for k, v in main_runs.items()}
@@ -380,7 +411,7 @@ def main(argv: list[str] | None = None) -> int:
         "|---|---:|---:|---:|---:|---|",
     ]
     for name, runs in main_runs.items():
-        per_file = name in ("fp8lint", "floor")
+        per_file = name.startswith("fp8lint") or name == "floor"
         rate = (
             (f"{stats['files'] / runs.median:,.0f}", f"{mb / runs.median:.1f}")
             if per_file
@@ -462,6 +493,7 @@ def main(argv: list[str] | None = None) -> int:
             *top,
         ]
     lines += ["", "<!-- ANALYSIS -->", ""]
+    shutil.rmtree(warm_dir, ignore_errors=True)
     text = "\n".join(lines) + "\n"
     old = args.out.read_text() if args.out.is_file() else ""
     if "<!-- ANALYSIS -->" in old:  # keep a hand-written analysis below the marker
