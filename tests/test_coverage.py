@@ -350,3 +350,15 @@ def test_prefilter_ignores_samplers() -> None:
     assert mentions_fp8(b"quant: NVFP4") and mentions_fp8(b"Float8LinearConfig")
     assert not mentions_fp8(b"fp16 and bf16 only; float16 too; MSAMPLES=3")
     assert mentions_fp8_text("# FP8 \u00e9t\u00e9") and not mentions_fp8_text("RandomSampler")
+
+
+def test_prefilter_matches_its_declared_words() -> None:
+    # the word lists document mentions_fp8 (and bench/floor.py copies them): keep them true
+    from fp8lint.engine import PREFILTER_ANY_CASE, PREFILTER_EXACT, mentions_fp8
+
+    for word in PREFILTER_ANY_CASE:
+        for form in (word, word.upper(), word.capitalize()):
+            assert mentions_fp8(b"x = " + form + b"\n"), form
+    for word in PREFILTER_EXACT:
+        assert mentions_fp8(b"x = " + word + b"\n") and not mentions_fp8(word.upper())
+    assert not mentions_fp8(b"".join(w[:-1] + b" " for w in PREFILTER_ANY_CASE + PREFILTER_EXACT))

@@ -931,7 +931,7 @@ def test_fifty_megabyte_files(tmp_path: Path) -> None:
         assert found[name]["code"] == "FP8001", found[name]
         assert "file too large" in found[name]["message"]
     assert found["small.yaml"]["code"] == "FP8101"
-    # one file is read at a time, and only up to the limit (16 MiB): far below 50 MB x 3
+    # one file is read at a time, and only up to the limit (4 MiB): far below 50 MB x 3
     assert res["maxrss_kb"] < 300 * 1024, res
     assert res["cpu_s"] < 120, res  # not a timing check: a generous bound against hangs
 

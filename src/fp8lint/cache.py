@@ -59,7 +59,7 @@ DIR_NAME = ".fp8lint_cache"
 SHARDS = 256
 RACY_NS = 2_000_000_000  # a file changed this close to its read is re-hashed next time
 MAX_AGE_DAYS = 30
-DEPENDENCY_LIMIT = 4 * 16 * 1024 * 1024 + 4  # bytes: 16 Mi characters of UTF-8 and a BOM
+DEPENDENCY_LIMIT = 4 * 4 * 1024 * 1024 + 4  # bytes: 4 Mi characters of UTF-8 and a BOM
 CACHEDIR_TAG = (
     "Signature: 8a477f597d28d172789f06886806bc55\n"
     "# This file is a cache directory tag created by fp8lint.\n"

@@ -165,7 +165,7 @@ def build_parser() -> argparse.ArgumentParser:
         default=None,
         metavar="SIZE",
         help="larger files are an FP8001 finding, not read: bytes or e.g. 512KiB, 16MiB, 2MB "
-        "(default: `max-file-size` from the configuration, else 16MiB)",
+        "(default: `max-file-size` from the configuration, else 4MiB)",
     )
 
     clean = sub.add_parser("clean", help="remove the cache directory")

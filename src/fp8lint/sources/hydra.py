@@ -251,7 +251,8 @@ def effective_root(
 
 def load_file(path: str) -> SourceFile | None:
     """Another file that one linted file pulls in (a `defaults:` parent, the config a script
-    names), read as `open(path, encoding="utf-8-sig")` would, at most 16 Mi characters.  The
+    names), read as `open(path, encoding="utf-8-sig")` would, at most 4 Mi characters (the
+    default size limit).  The
     bytes come through `fp8lint.cache.read_dependency`, which notes the file for the cache."""
     import io
 
@@ -261,7 +262,7 @@ def load_file(path: str) -> SourceFile | None:
     if data is None:
         return None
     try:
-        text = io.TextIOWrapper(io.BytesIO(data), encoding="utf-8-sig").read(16 * 1024 * 1024)
+        text = io.TextIOWrapper(io.BytesIO(data), encoding="utf-8-sig").read(4 * 1024 * 1024)
     except UnicodeDecodeError:
         return None
     return SourceFile(path, text)
