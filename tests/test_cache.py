@@ -19,6 +19,7 @@ from fp8lint.diagnostics import (
     Severity,
     TextEdit,
 )
+from fp8lint.render import OUTPUT_FORMATS
 
 from .conftest import run_cli
 
@@ -115,17 +116,7 @@ def no_parsing(monkeypatch: pytest.MonkeyPatch) -> None:
 # ----------------------------------------------------------------------------- hits
 
 
-FORMATS = (
-    "text",
-    "concise",
-    "json",
-    "json-lines",
-    "sarif",
-    "github",
-    "rdjson",
-    "junit",
-    "markdown",
-)
+FORMATS = OUTPUT_FORMATS  # every format the renderer has
 
 
 @pytest.mark.parametrize("fmt", FORMATS)

@@ -241,29 +241,33 @@ def test_unwritable_output_file_is_a_plain_error(tmp_path: Path) -> None:
         )
 
 
-def test_worker_processes_give_the_same_report(tmp_path: Path) -> None:
+def json_report(cwd: Path, workers: str, *flags: str, cache: bool = False) -> str:
+    """`fp8lint check . --output-format json` in a fresh process with FP8LINT_WORKERS set
+    (and the cache on when asked: the suite turns it off by default)."""
     import os
     import subprocess
     import sys
 
+    env = dict(os.environ, FP8LINT_WORKERS=workers)
+    if cache:
+        env.pop("FP8LINT_NO_CACHE", None)
+    r = subprocess.run(
+        [sys.executable, "-m", "fp8lint", "check", ".", "--output-format", "json", *flags],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+    )
+    assert r.returncode == 1 and r.stderr == ""
+    return r.stdout
+
+
+def test_worker_processes_give_the_same_report(tmp_path: Path) -> None:
     for i in range(24):
         write(tmp_path, f"d{i % 3}/c{i}.yaml", RISKY if i % 2 else RISKY.replace("hybrid", "e4m3"))
     write(tmp_path, "d0/broken.yaml", "MODEL_ARGS: [fp8\n")
-
-    def report(workers: str) -> str:
-        env = dict(os.environ, FP8LINT_WORKERS=workers)
-        r = subprocess.run(
-            [sys.executable, "-m", "fp8lint", "check", ".", "--output-format", "json"],
-            cwd=tmp_path,
-            capture_output=True,
-            text=True,
-            env=env,
-            timeout=120,
-        )
-        assert r.returncode == 1 and r.stderr == ""
-        return r.stdout
-
-    serial, pooled = report("1"), report("2")
+    serial, pooled = json_report(tmp_path, "1"), json_report(tmp_path, "2")
     assert pooled == serial
     assert len(json.loads(serial)) == 12 * 1 + 12 * 2 + 1
 
@@ -272,8 +276,6 @@ def test_reading_in_worker_processes_gives_the_same_report(tmp_path: Path) -> No
     """Past READ_POOL_MIN_FILES files, workers read and prefilter too: the report is the same
     as in one process, with and without the cache, after a touch and after an edit."""
     import os
-    import subprocess
-    import sys
 
     from fp8lint.engine import READ_POOL_MIN_FILES
 
@@ -287,18 +289,7 @@ def test_reading_in_worker_processes_gives_the_same_report(tmp_path: Path) -> No
     (tmp_path / "p2" / "latin1.yaml").write_bytes(b"# fp8 \xe9\nx: 1\n")
 
     def report(workers: str, *flags: str) -> str:
-        env = dict(os.environ, FP8LINT_WORKERS=workers)
-        env.pop("FP8LINT_NO_CACHE", None)
-        r = subprocess.run(
-            [sys.executable, "-m", "fp8lint", "check", ".", "--output-format", "json", *flags],
-            cwd=tmp_path,
-            capture_output=True,
-            text=True,
-            env=env,
-            timeout=120,
-        )
-        assert r.returncode == 1 and r.stderr == ""
-        return r.stdout
+        return json_report(tmp_path, workers, *flags, cache=True)
 
     serial = report("1", "--no-cache")
     codes = [d["code"] for d in json.loads(serial)]
