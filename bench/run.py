@@ -10,7 +10,8 @@ repetition: `fp8lint check --exit-zero -q TREE` (cold: a fresh process, no cache
 and the start-up references `python3 -c pass` and `python3 -c 'import yaml'`.  Then a
 pre-commit-style call on one file (an FP8 YAML file and a file without FP8 settings) against
 `python3 -c pass` and `yamllint FILE`, and fp8lint and the floor at every size in --sizes for
-linearity.  Peak memory is each child's own maxrss (os.wait4).  The medians, ratios against
+linearity.  fp8lint's modules are byte-compiled first, as an installed copy is.  Peak memory
+is each child's own maxrss (os.wait4).  The medians, ratios against
 the targets of issue 6, a profile of what dominates (python -X importtime and cProfile) and the
 machine description go to bench/RESULTS.md.  Nothing here is part of the test suite.
 """
@@ -116,6 +117,21 @@ def check_floor_matches() -> None:
     assert floor.SKIP_DIRS == engine.SKIP_DIRS, "floor.SKIP_DIRS is stale"
 
 
+def byte_compile() -> None:
+    """Compile fp8lint's modules to bytecode, as `pip install` does for an installed copy.
+
+    An editable checkout run with PYTHONDONTWRITEBYTECODE set (as on this workplace's
+    machines) would otherwise recompile every fp8lint module in every timed process, while
+    yamllint and pydantic, installed by pip, load theirs from bytecode."""
+    import fp8lint
+
+    subprocess.run(
+        [PY, "-m", "compileall", "-q", str(Path(fp8lint.__file__).parent)],
+        check=True,
+        env={k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"},
+    )
+
+
 def machine() -> list[str]:
     def sh(cmd: str) -> str:
         try:
@@ -177,10 +193,20 @@ def has_option(option: str) -> bool:
 # --------------------------------------------------------------------------- profiles
 
 
-def import_profile(path: Path) -> list[tuple[float, str]]:
-    """The slowest imports (cumulative microseconds) of a pre-commit call on `path`."""
+def import_profile(path: Path, cache_off: list[str]) -> list[tuple[float, str]]:
+    """The slowest imports (cumulative microseconds) of a cold pre-commit call on `path`."""
     r = subprocess.run(
-        [PY, "-X", "importtime", "-m", "fp8lint", "check", "--force-exclude", str(path)],
+        [
+            PY,
+            "-X",
+            "importtime",
+            "-m",
+            "fp8lint",
+            "check",
+            "--force-exclude",
+            *cache_off,
+            str(path),
+        ],
         capture_output=True,
         text=True,
     )
@@ -286,6 +312,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     started = time.perf_counter()
     check_floor_matches()
+    byte_compile()
     if not have_yamllint():
         print("yamllint is missing: python3 -m pip install -e '.[bench]'", file=sys.stderr)
         return 2
@@ -368,7 +395,7 @@ def main(argv: list[str] | None = None) -> int:
     imports: list[tuple[float, str]] = []
     if not args.no_profile:
         print("profiles ...", file=sys.stderr)
-        imports = import_profile(fp8_file)
+        imports = import_profile(fp8_file, cache_off)
         profiled = min(sizes)  # the smallest tree: the same mix, less time under the profiler
         profile = cprofile(
             trees[profiled][0], Path(tempfile.gettempdir()) / "fp8lint-bench.prof", cache_off
@@ -396,8 +423,10 @@ def main(argv: list[str] | None = None) -> int:
         f"Produced by `{command.strip()}` in {time.perf_counter() - started:.0f} s "
         f"({time.strftime('%Y-%m-%d')}). Medians of {args.repeat} alternating rounds (single-"
         f"file calls: {max(5, args.repeat * 3)}); every run is a fresh process"
-        f"{' with --no-cache' if cache_off else ' (fp8lint has no cache yet)'}; peak memory is "
-        "the child's own maxrss.",
+        f"{' with --no-cache' if cache_off else ' (fp8lint has no cache yet)'} unless a row "
+        "says otherwise; peak memory is the child's own maxrss. fp8lint's modules are "
+        "byte-compiled first, as `pip install` leaves an installed copy (yamllint and "
+        "pydantic are loaded from their bytecode too).",
         "",
         "## Machine",
         "",
