@@ -303,3 +303,27 @@ def test_reading_in_worker_processes_gives_the_same_report(tmp_path: Path) -> No
     touched.write_text(RISKY.replace("hybrid", "e4m3"))
     edited = report("2")
     assert edited == report("1", "--no-cache") != serial
+
+
+def test_display_paths_per_folder_match_display_path(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import os
+
+    from fp8lint.engine import _DisplayPaths, display_path
+
+    (tmp_path / "a" / "b").mkdir(parents=True)
+    monkeypatch.chdir(tmp_path / "a")
+    shown = _DisplayPaths()
+    for path in (
+        "x.yaml",
+        "./x.yaml",
+        "b/x.yaml",
+        "./b//x.yaml",
+        "../a/b/x.yaml",
+        str(tmp_path / "a" / "b" / "x.yaml"),
+        str(tmp_path / "x.yaml"),
+        str(tmp_path / "a" / ".." / "x.yaml"),
+        os.path.join(str(tmp_path), "a", "b", "..", "b", "x.yaml"),
+    ):
+        assert shown(path) == display_path(path), path
