@@ -463,7 +463,7 @@ class Cache:
 
     def probe(self, path: str, shown: str, settings: RunSettings) -> Probe:
         """A hit when the stored entry has these settings, the file's fingerprint matches a
-        trusted one, and every dependency holds; otherwise a probe to `confirm` with the
+        trusted one, and every dependency holds; otherwise a probe to `confirm_facts` with the
         file's bytes."""
         text = self._settings_text(settings)
         found = Probe(shown, text)
@@ -492,15 +492,12 @@ class Cache:
                 self._finish(found, refresh=False)
         return found
 
-    def confirm(self, found: Probe, data: bytes, st: os.stat_result, read_at: int) -> bool:
-        """With the bytes just read: a hit when their hash is the stored one (the entry's
-        fingerprint is refreshed).  Either way the probe keeps what a store needs."""
-        return self.confirm_facts(found, fingerprint(st), trusted(st, read_at), sha256(data))
-
     def confirm_facts(
         self, found: Probe, print_: Fingerprint, is_trusted: bool, digest: str
     ) -> bool:
-        """`confirm` with the facts a worker process computed from the bytes it read."""
+        """With the facts of the bytes just read (computed where they were read, maybe in a
+        worker process): a hit when their hash is the stored one (the entry's fingerprint is
+        refreshed).  Either way the probe keeps what a store needs."""
         found.fingerprint = print_
         found.trusted = is_trusted
         found.digest = digest

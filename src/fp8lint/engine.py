@@ -572,8 +572,11 @@ class Outcome:
     parsed: bool = False
     facts: tuple[list[int], bool, str] | None = None
     dependencies: list[Dependency] | None = None
-    cacheable: bool = False
     same: bool = False
+
+    @property
+    def cacheable(self) -> bool:
+        return self.dependencies is not None
 
 
 def _check_job(job: ReadJob) -> Outcome:
@@ -585,7 +588,7 @@ def _check_job(job: ReadJob) -> Outcome:
     diags, deps = _lint_job(
         (job.shown, decoded.text, job.kind, job.settings, job.parse_enabled, job.record)
     )
-    return Outcome(diags, True, facts, deps, deps is not None)
+    return Outcome(diags, True, facts, deps)
 
 
 def _read_job(
@@ -608,7 +611,7 @@ def _read_job(
         problem = [_problem(job.shown, exc.message, exc.line, exc.column)]
         return Outcome(problem if job.parse_enabled else [], facts=facts)
     if decoded is None:
-        return Outcome([], facts=facts, dependencies=[], cacheable=True)
+        return Outcome([], facts=facts, dependencies=[])
     return decoded, facts
 
 
@@ -639,7 +642,7 @@ def _check_all(jobs: list[ReadJob]) -> list[Outcome]:
     ]
     out: list[Outcome] = [r if isinstance(r, Outcome) else Outcome([]) for r in reads]
     for (i, _job, r), (diags, deps) in zip(todo, _lint_all(lint_jobs), strict=True):
-        out[i] = Outcome(diags, True, r[1], deps, deps is not None)
+        out[i] = Outcome(diags, True, r[1], deps)
     return out
 
 
