@@ -107,13 +107,13 @@ def tree(n: int, seed: int, base: Path) -> tuple[Path, dict[str, int]]:
 
 
 def check_floor_matches() -> None:
-    from fp8lint import engine, sources
+    from fp8lint import documents, engine
 
     assert (floor.PREFILTER_ANY_CASE, floor.PREFILTER_EXACT) == (
         engine.PREFILTER_ANY_CASE,
         engine.PREFILTER_EXACT,
     ), "floor's prefilter words are stale"
-    assert floor.EXTENSIONS == frozenset(sources.SOURCES), "floor.EXTENSIONS is stale"
+    assert floor.EXTENSIONS == frozenset(documents.KINDS), "floor.EXTENSIONS is stale"
     assert floor.SKIP_DIRS == engine.SKIP_DIRS, "floor.SKIP_DIRS is stale"
 
 

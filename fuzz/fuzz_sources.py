@@ -25,9 +25,10 @@ from pathlib import Path
 import atheris
 
 with atheris.instrument_imports(include=["fp8lint"]):
-    from fp8lint.engine import _BOMS, RunSettings, lint_text
+    from fp8lint.documents.tree import line_starts
+    from fp8lint.engine import _BOMS, lint_text
     from fp8lint.fixes import fix_text
-    from fp8lint.tree import line_starts
+    from fp8lint.settings import RunSettings
 
 ROOT = Path(__file__).resolve().parent.parent
 ALL_KINDS = ("yaml", "json", "python", "toml", "shell")

@@ -9,8 +9,9 @@ from pathlib import Path
 import pytest
 
 from fp8lint.diagnostics import Diagnostic
-from fp8lint.engine import RunSettings, Selection, lint_text
-from fp8lint.sources import source_for
+from fp8lint.documents import kind_for
+from fp8lint.engine import lint_text
+from fp8lint.settings import RunSettings, Selection
 
 ROOT = Path(__file__).resolve().parent.parent
 SHARED = ROOT.parent / "shared"
@@ -24,7 +25,7 @@ def lint(
     options: dict[str, dict[str, object]] | None = None,
 ) -> list[Diagnostic]:
     """Diagnostics for one in-memory file, as `fp8lint check` would report them."""
-    kind = source_for(filename)
+    kind = kind_for(filename)
     assert kind is not None, filename
     settings = RunSettings(
         selection=Selection(select=tuple(select) if select is not None else None),

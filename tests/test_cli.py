@@ -310,11 +310,11 @@ def test_display_paths_per_folder_match_display_path(
 ) -> None:
     import os
 
-    from fp8lint.engine import _DisplayPaths, display_path
+    from fp8lint.engine import DisplayPaths, display_path
 
     (tmp_path / "a" / "b").mkdir(parents=True)
     monkeypatch.chdir(tmp_path / "a")
-    shown = _DisplayPaths()
+    shown = DisplayPaths()
     for path in (
         "x.yaml",
         "./x.yaml",

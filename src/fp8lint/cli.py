@@ -14,10 +14,10 @@ from typing import TYPE_CHECKING, Any
 
 from fp8lint import __version__
 from fp8lint.diagnostics import LocatedError
-from fp8lint.render import OUTPUT_FORMATS
+from fp8lint.report import OUTPUT_FORMATS
 
 if TYPE_CHECKING:
-    from fp8lint.config import Resolver
+    from fp8lint.engine.config import Resolver
 
 FAIL_LEVELS = ("info", "warning", "error")
 
@@ -27,7 +27,7 @@ def _csv(value: str) -> list[str]:
 
 
 def _size(value: str) -> int:
-    from fp8lint.config import parse_size
+    from fp8lint.engine.config import parse_size
 
     try:
         return parse_size(value)
@@ -36,7 +36,7 @@ def _size(value: str) -> int:
 
 
 def _seconds(value: str) -> float:
-    from fp8lint.config import parse_seconds
+    from fp8lint.engine.config import parse_seconds
 
     try:
         return parse_seconds(float(value))
@@ -185,7 +185,7 @@ def build_parser() -> argparse.ArgumentParser:
     rule.add_argument("--all", action="store_true", help="print every rule page")
 
     review = sub.add_parser("review", help="review a GitHub pull request (comments, summary)")
-    from fp8lint.review import configure_parser
+    from fp8lint.review.command import configure_parser
 
     configure_parser(review)
 
@@ -236,7 +236,7 @@ def cache_location(cache_dir: str | None, configs: Resolver) -> str:
     """Where the cache lives: `--cache-dir`, else FP8LINT_CACHE_DIR, else `cache-dir` from
     the configuration of the working directory, else `.fp8lint_cache` in its root (the
     folder of that configuration file, or the working directory when there is none)."""
-    from fp8lint.cache import default_directory
+    from fp8lint.engine.cache import default_directory
 
     chosen = cache_dir or os.environ.get("FP8LINT_CACHE_DIR")
     if chosen:
@@ -253,7 +253,7 @@ def cache_enabled(args: argparse.Namespace, configs: Resolver) -> bool:
     FP8LINT_NO_CACHE or `cache = false` turn it off."""
     if args.fix or args.diff or args.no_cache:
         return False
-    from fp8lint.cache import disabled_by_environment
+    from fp8lint.engine.cache import disabled_by_environment
 
     if disabled_by_environment():
         return False
@@ -261,15 +261,15 @@ def cache_enabled(args: argparse.Namespace, configs: Resolver) -> bool:
 
 
 def cmd_check(args: argparse.Namespace) -> int:
-    from fp8lint.engine import (
+    from fp8lint.engine import run
+    from fp8lint.report import Report, render_output
+    from fp8lint.settings import (
         DEFAULT_FILE_TIMEOUT,
         DEFAULT_MAX_BYTES,
         FixMode,
         RunSettings,
         Selection,
-        run,
     )
-    from fp8lint.render import Report, render_output
 
     given = frozenset(
         name
@@ -290,7 +290,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     _check_selectors(settings.selection)
     if args.exit_zero and args.exit_non_zero_on_fix:
         raise UsageError("--exit-zero and --exit-non-zero-on-fix exclude each other")
-    from fp8lint.config import Resolver
+    from fp8lint.engine.config import Resolver
 
     configs = Resolver(args.config)
     if args.show_settings:
@@ -301,7 +301,7 @@ def cmd_check(args: argparse.Namespace) -> int:
         mode = FixMode(unsafe=args.unsafe_fixes, write=not args.diff)
     cache = None
     if cache_enabled(args, configs):
-        from fp8lint.cache import Cache
+        from fp8lint.engine.cache import Cache
 
         try:
             cache = Cache(cache_location(args.cache_dir, configs))
@@ -312,7 +312,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     for path, why in result.fix_failures:
         print(f"{path}: {why}", file=sys.stderr)
     if args.write_baseline:
-        from fp8lint.baseline import write
+        from fp8lint.engine.baseline import write
 
         try:
             n = write(args.write_baseline, result.diagnostics)
@@ -324,7 +324,7 @@ def cmd_check(args: argparse.Namespace) -> int:
         )
         return 0
     if args.baseline:
-        from fp8lint.baseline import Baseline
+        from fp8lint.engine.baseline import Baseline
 
         kept, stale = Baseline.load(args.baseline).filter(result.diagnostics)
         result.diagnostics = kept
@@ -378,7 +378,7 @@ def show_settings(args: argparse.Namespace, configs: Any, cli: Any) -> int:
     """`--show-settings FILE`: the configuration that applies to FILE, after the CLI."""
     import json
 
-    from fp8lint.engine import SettingsCache
+    from fp8lint.engine.per_file import SettingsCache
 
     target = args.paths[0] if args.paths else "."
     cfg = configs.for_path(target)
@@ -405,9 +405,8 @@ def show_settings(args: argparse.Namespace, configs: Any, cli: Any) -> int:
 def rule_metadata() -> tuple[Any, ...]:
     """Every rule's code, name, summary, severity and page, for formats that describe rules."""
     from fp8lint.diagnostics import Severity
-    from fp8lint.docs import rule_page
-    from fp8lint.render import RuleMeta
-    from fp8lint.rules import all_rules
+    from fp8lint.report import RuleMeta
+    from fp8lint.rules import all_rules, rule_page
 
     metas = [
         RuleMeta(
@@ -437,7 +436,7 @@ def _check_selectors(selection: Any) -> None:
     selectors = (selection.select or ()) + selection.extend_select + selection.ignore
     if not selectors:
         return
-    from fp8lint.docs import page_titles
+    from fp8lint.rules import page_titles
 
     titles = page_titles()
     codes, names = list(titles), list(titles.values())
@@ -449,8 +448,8 @@ def _check_selectors(selection: Any) -> None:
 
 def cmd_clean(args: argparse.Namespace) -> int:
     """Remove the cache directory `check` would use (exit 0, also when there is none)."""
-    from fp8lint.cache import clean
-    from fp8lint.config import Resolver
+    from fp8lint.engine.cache import clean
+    from fp8lint.engine.config import Resolver
 
     location = cache_location(args.cache_dir, Resolver(args.config))
     try:
@@ -464,14 +463,15 @@ def cmd_clean(args: argparse.Namespace) -> int:
 def cmd_show(args: argparse.Namespace) -> int:
     import json
 
-    from fp8lint.engine import FileProblem, RunSettings, display_path, lint_text, read_text
-    from fp8lint.render import render_sites
-    from fp8lint.sources import source_for
+    from fp8lint.documents import kind_for
+    from fp8lint.engine import FileProblem, display_path, lint_text, read_text
+    from fp8lint.report.sites import render_sites
+    from fp8lint.settings import RunSettings
 
     status = 0
     dumps: list[Any] = []
     for path in args.paths:
-        kind = source_for(path)
+        kind = kind_for(path)
         shown = display_path(path)
         if kind is None:
             print(f"{shown}: not a file type fp8lint reads", file=sys.stderr)
@@ -501,8 +501,7 @@ def cmd_show(args: argparse.Namespace) -> int:
 
 
 def cmd_rule(args: argparse.Namespace) -> int:
-    from fp8lint.docs import page_codes, rule_page
-    from fp8lint.rules import rule_by_code
+    from fp8lint.rules import page_codes, rule_by_code, rule_page
 
     if args.all:
         print("\n\n".join(rule_page(code) for code in page_codes()))
@@ -526,7 +525,7 @@ def cmd_rule(args: argparse.Namespace) -> int:
 
 
 def cmd_review(args: argparse.Namespace) -> int:
-    from fp8lint.review import main as review_main
+    from fp8lint.review.command import main as review_main
 
     return review_main(args)
 

@@ -49,6 +49,10 @@ class TextEdit:
     end: int
 
 
+# a fix's intent for a field that may change, to whatever the fixed file then says
+ANY_VALUE = "<any value>"
+
+
 @dataclass(frozen=True)
 class Fix:
     applicability: Applicability
@@ -90,6 +94,26 @@ class Diagnostic:
 
     def sort_key(self) -> tuple[str, int, int, str, str]:
         return (self.path, self.line, self.column, self.code, self.message)
+
+
+def posix_path(path: str) -> str:
+    """`path` with forward slashes (a no-op where `/` is the only separator)."""
+    import os
+
+    for sep in (os.sep, os.altsep):
+        if sep and sep != "/":
+            path = path.replace(sep, "/")
+    return path
+
+
+def fingerprint(d: Diagnostic) -> str:
+    """A finding's identity across runs: the SHA-256 of its code, POSIX path and key (never a
+    line number, so it survives lines moving).  SARIF's `partialFingerprints` and the review
+    bot's comment markers both use it."""
+    import hashlib
+
+    text = f"{d.code}\0{posix_path(d.path)}\0{d.key}"
+    return hashlib.sha256(text.encode("utf-8", "surrogateescape")).hexdigest()
 
 
 PARSE_ERROR = ("FP8001", "parse-error")

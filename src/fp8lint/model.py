@@ -15,10 +15,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from enum import Enum
 from typing import Any, Generic, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
+
+from fp8lint.diagnostics import Applicability
 
 T = TypeVar("T")
 
@@ -397,3 +400,48 @@ class Fp8Site(BaseModel):
 SETTING_FIELDS: tuple[str, ...] = tuple(
     name for name, info in Fp8Site.model_fields.items() if "Setting" in str(info.annotation)
 )
+
+
+# -- fix plans: what a rule proposes, in model terms (frameworks write them as edits) -------
+
+
+@dataclass(frozen=True)
+class SetValue:
+    """Give model field `field` the value `value`: rewrite it where it is written, or add
+    the key next to the site's other FP8 settings when it is a default."""
+
+    field: str
+    value: Any
+
+
+@dataclass(frozen=True)
+class RemoveEntry:
+    """Delete a whole `key: value` entry (a dead or ignored key).  `field` names the model
+    field whose value may change with it (it falls back to its default), if any."""
+
+    span: Span
+    key: str
+    field: str | None = None
+
+
+@dataclass(frozen=True)
+class RenameKey:
+    """Rename a misspelled key, keeping its value; `field` is the setting it then sets."""
+
+    span: Span
+    old: str
+    new: str
+    field: str | None = None
+
+
+FixOp = SetValue | RemoveEntry | RenameKey
+
+
+@dataclass(frozen=True)
+class FixPlan:
+    """What a rule proposes, in terms of the model; the site's framework writer turns it into
+    text edits in its own syntax."""
+
+    applicability: Applicability
+    message: str
+    ops: tuple[FixOp, ...] = ()

@@ -15,7 +15,11 @@ from __future__ import annotations
 
 from typing import Any, cast
 
+from fp8lint.documents.text import SourceFile
+from fp8lint.documents.tree import Document
+from fp8lint.frameworks.base import Arg, default, invalid_note, note, written
 from fp8lint.frameworks.transformer_config import as_bool, as_int
+from fp8lint.frameworks.tree_args import args_of_map, edit_info
 from fp8lint.model import (
     AmaxAlgo,
     AmaxScope,
@@ -28,9 +32,6 @@ from fp8lint.model import (
     SourceNote,
     Span,
 )
-from fp8lint.sources.base import Arg, SourceFile, default, invalid_note, note, written
-from fp8lint.sources.tree_args import args_of_map, edit_info
-from fp8lint.tree import Document
 
 LABEL = "Accelerate"
 TE = "Transformer Engine"

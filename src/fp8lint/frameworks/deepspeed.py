@@ -8,11 +8,12 @@ comes from Accelerate + Transformer Engine or from MS-AMP, whose patched DeepSpe
 
 from __future__ import annotations
 
+from fp8lint.documents.text import SourceFile
+from fp8lint.documents.tree import Document
+from fp8lint.frameworks.base import default, invalid_note, written
 from fp8lint.frameworks.transformer_config import as_bool
+from fp8lint.frameworks.tree_args import args_of_map, edit_info
 from fp8lint.model import Fp8Site, Framework, Recipe, Setting, SourceNote
-from fp8lint.sources.base import SourceFile, default, invalid_note, written
-from fp8lint.sources.tree_args import args_of_map, edit_info
-from fp8lint.tree import Document
 
 _DS_KEYS = {
     "train_batch_size",

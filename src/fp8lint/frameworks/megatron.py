@@ -11,6 +11,9 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from fp8lint.documents.text import SourceFile
+from fp8lint.documents.tree import Document, Node
+from fp8lint.frameworks.base import Arg
 from fp8lint.frameworks.transformer_config import (
     MEGATRON_DEFAULTS,
     MODEL_TO_CONFIG,
@@ -18,10 +21,8 @@ from fp8lint.frameworks.transformer_config import (
     as_bool,
     build_site,
 )
+from fp8lint.frameworks.tree_args import args_of_map, edit_info
 from fp8lint.model import EditInfo, Fp8Site, Framework, Span
-from fp8lint.sources.base import Arg, SourceFile
-from fp8lint.sources.tree_args import args_of_map, edit_info
-from fp8lint.tree import Document, Node
 
 # flags whose field name is not the flag with dashes turned into underscores
 _RENAMED = {
@@ -125,7 +126,7 @@ def from_transformer_config(file: SourceFile, doc: Document) -> list[Fp8Site]:
     root = doc.root
     if root is None or not root.is_map:
         return []
-    from fp8lint.tree import walk
+    from fp8lint.documents.tree import walk
 
     sites: list[Fp8Site] = []
     for path, mapping in walk(root, max_depth=4):
@@ -176,7 +177,7 @@ def from_transformer_config(file: SourceFile, doc: Document) -> list[Fp8Site]:
 
 
 def _parent(root: Node, path: tuple[str, ...]) -> Node | None:
-    from fp8lint.sources.tree_args import lookup
+    from fp8lint.frameworks.tree_args import lookup
 
     if len(path) <= 1:
         return root

@@ -13,6 +13,9 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from fp8lint.documents.text import SourceFile
+from fp8lint.documents.tree import Document
+from fp8lint.frameworks.base import written
 from fp8lint.frameworks.transformer_config import (
     MEGATRON_DEFAULTS,
     MODEL_TO_CONFIG,
@@ -21,10 +24,8 @@ from fp8lint.frameworks.transformer_config import (
     as_int,
     build_site,
 )
+from fp8lint.frameworks.tree_args import args_of_map, edit_info
 from fp8lint.model import Fp8Format, Fp8Site, Framework, Setting, SourceNote
-from fp8lint.sources.base import SourceFile, written
-from fp8lint.sources.tree_args import args_of_map, edit_info
-from fp8lint.tree import Document
 
 NEMO_LEGACY_DEFAULTS = dict(
     MEGATRON_DEFAULTS, fp8_amax_history_len=1024, fp8_amax_compute_algo="max"

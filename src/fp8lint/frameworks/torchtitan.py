@@ -16,9 +16,9 @@ from __future__ import annotations
 
 from typing import Any, cast
 
+from fp8lint.documents.text import SourceFile
+from fp8lint.documents.toml import TomlDoc
 from fp8lint.model import Fp8Format, Fp8Site, Framework, Recipe, Setting, SourceNote, Span
-from fp8lint.sources.base import SourceFile
-from fp8lint.sources.toml_source import TomlDoc
 
 LABEL = "torchtitan"
 RECIPES = {

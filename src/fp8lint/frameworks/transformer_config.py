@@ -18,6 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, cast
 
+from fp8lint.frameworks.base import Arg, default, invalid_note, written
 from fp8lint.model import (
     AmaxAlgo,
     AmaxScope,
@@ -30,7 +31,6 @@ from fp8lint.model import (
     SourceNote,
     Span,
 )
-from fp8lint.sources.base import Arg, default, invalid_note, written
 
 MEGATRON_DEFAULTS: dict[str, Any] = {
     "fp8_recipe": "delayed",

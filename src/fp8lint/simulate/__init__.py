@@ -190,12 +190,13 @@ def _recipe(args: argparse.Namespace) -> tuple[dict[str, Any], str]:
 
 def recipe_from_config(path: str, needed: list[str] | None = None) -> tuple[dict[str, Any], str]:
     """The delayed-scaling recipe of the first site that has one (FP8 on preferred)."""
-    from fp8lint.engine import FileProblem, RunSettings, display_path, lint_text, read_text
+    from fp8lint.documents import kind_for
+    from fp8lint.engine import FileProblem, display_path, lint_text, read_text
     from fp8lint.model import FRAMEWORK_LABEL
-    from fp8lint.sources import source_for
+    from fp8lint.settings import RunSettings
 
     shown = display_path(path)
-    kind = source_for(path)
+    kind = kind_for(path)
     if kind is None:
         raise SimulateError(f"{shown}: not a file type fp8lint reads")
     try:

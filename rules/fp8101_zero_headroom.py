@@ -1,0 +1,105 @@
+"""FP8101: delayed scaling whose scale has no headroom above the last amax."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+from fp8lint.diagnostics import Applicability, Severity
+from fp8lint.model import AmaxAlgo, Fp8Site
+from fp8lint.rule import Example, Finding, FixPlan, Rule, SetValue, enabled_related, explain, where
+
+
+def zero_headroom_cause(site: Fp8Site) -> str | None:
+    """Why the reference amax is the previous micro-batch's, or None if it is not."""
+    if not site.is_delayed or site.margin.value != 0:
+        return None
+    algo, hist = site.amax_compute_algo, site.amax_history_len
+    if algo.value is AmaxAlgo.MOST_RECENT:
+        return f"amax_compute_algo {explain(algo)}"
+    if hist.value == 1:
+        return f"amax_history_len {explain(hist)}"
+    return None
+
+
+class ZeroHeadroom(Rule):
+    code = "FP8101"
+    name = "zero-headroom"
+    severity = Severity.WARNING
+    summary = (
+        "Delayed scaling with margin 0 and a one-step reference amax clips every amax increase"
+    )
+
+    valid = (
+        Example(
+            "megatron_ok.yaml",
+            "MODEL_ARGS:\n  --fp8-format: hybrid\n"
+            "  --fp8-amax-history-len: 1024\n  --fp8-amax-compute-algo: max\n",
+        ),
+        Example(
+            "tensorwise.yaml", "MODEL_ARGS:\n  --fp8-format: hybrid\n  --fp8-recipe: tensorwise\n"
+        ),
+        Example(
+            "te_default.py",
+            "from transformer_engine.common.recipe import DelayedScaling\nr = DelayedScaling()\n",
+        ),
+        Example("margin.yaml", "MODEL_ARGS:\n  --fp8-format: hybrid\n  --fp8-margin: 1\n"),
+    )
+    invalid = (
+        Example(
+            "megatron_defaults.yaml",
+            "MODEL_ARGS:\n  --bf16: true\n  --fp8-format: hybrid\n",
+            lines=(3,),
+        ),
+        Example(
+            "nemo.yaml",
+            "model:\n  transformer_engine: true\n  fp8: true\n  fp8_hybrid: true\n"
+            "  fp8_margin: 0\n  fp8_amax_history_len: 1\n  fp8_amax_compute_algo: most_recent\n",
+            lines=(7,),
+        ),
+        Example(
+            "te.py",
+            "import transformer_engine.common.recipe as recipe\n"
+            "r = recipe.DelayedScaling(margin=0, amax_history_len=1)\n",
+            lines=(2,),
+        ),
+        Example(
+            "accelerate.json",
+            '{"mixed_precision": "fp8",\n "fp8_config": {"backend": "TE",'
+            ' "amax_history_len": 1}}\n',
+            lines=(2,),
+        ),
+    )
+
+    def check(self, site: Fp8Site, options: Mapping[str, Any]) -> Iterator[Finding]:
+        if not site.is_on:
+            return
+        cause = zero_headroom_cause(site)
+        if cause is None:
+            return
+        algo, hist = site.amax_compute_algo, site.amax_history_len
+        target = (
+            algo
+            if (algo.value is AmaxAlgo.MOST_RECENT and algo.written)
+            else (hist if hist.written and hist.value == 1 else algo)
+        )
+        yield Finding(
+            span=where(target, site),
+            message=(
+                f"delayed scaling with zero headroom: margin {explain(site.margin)} and {cause} "
+                "make each scale fit exactly the previous micro-batch's amax. Guaranteed "
+                "headroom: 0 binades, so a micro-batch whose amax is g > 1 times the previous "
+                "one clips silently (TE saturates without a warning) and its outlier loses "
+                "1 - 1/g of its magnitude (2x: 50%, 8x: 87.5%). Use amax_history_len 1024 with "
+                "amax_compute_algo max, as NVIDIA's published delayed-scaling recipes do, or a "
+                "current-scaling recipe (tensorwise/blockwise/mxfp8); `fp8lint simulate` counts "
+                "the clips on a recorded amax trace"
+            ),
+            related=enabled_related(site, target),
+            headroom_binades=0.0,
+            fix=FixPlan(
+                Applicability.SAFE,
+                "set amax_history_len 1024 and amax_compute_algo max (NVIDIA's delayed recipe)",
+                (SetValue("amax_history_len", 1024), SetValue("amax_compute_algo", AmaxAlgo.MAX)),
+            ),
+        )

@@ -1,0 +1,54 @@
+"""FP8104: a negative margin saturates the top of every tensor by design."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+from fp8lint.diagnostics import Applicability, Severity
+from fp8lint.model import Fp8Site
+from fp8lint.rule import Example, Finding, FixPlan, Rule, SetValue, explain, where
+
+
+class NegativeMargin(Rule):
+    code = "FP8104"
+    name = "negative-margin"
+    severity = Severity.ERROR
+    summary = "Negative margin: the scale overshoots FP8_MAX on every step"
+    valid = (
+        Example(
+            "zero.yaml",
+            "MODEL_ARGS:\n  --fp8-format: hybrid\n  --fp8-margin: 0\n"
+            "  --fp8-amax-history-len: 1024\n  --fp8-amax-compute-algo: max\n",
+        ),
+    )
+    invalid = (
+        Example(
+            "neg.yaml",
+            "MODEL_ARGS:\n  --fp8-format: hybrid\n  --fp8-margin: -1\n"
+            "  --fp8-amax-history-len: 1024\n  --fp8-amax-compute-algo: max\n",
+            lines=(3,),
+        ),
+        Example(
+            "te.py",
+            "from transformer_engine.common.recipe import DelayedScaling\n"
+            "r = DelayedScaling(margin=-2)\n",
+            lines=(2,),
+        ),
+    )
+
+    def check(self, site: Fp8Site, options: Mapping[str, Any]) -> Iterator[Finding]:
+        m = site.margin.value
+        if not site.is_on or m is None or m >= 0:
+            return
+        yield Finding(
+            span=where(site.margin, site),
+            message=(
+                f"margin {explain(site.margin)} is negative: scale = FP8_MAX / amax / 2^margin "
+                f"then maps the reference amax to 2^{-m} x FP8_MAX, so every value above "
+                f"1/2^{-m} of it saturates on every step, not just on spikes (headroom {m} "
+                "binades). Use margin 0 or more"
+            ),
+            headroom_binades=float(m),
+            fix=FixPlan(Applicability.SAFE, "set margin 0", (SetValue("margin", 0),)),
+        )

@@ -1,0 +1,75 @@
+"""FP8106: margin below a team's headroom policy (opt-in)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+from fp8lint.diagnostics import Applicability, Severity
+from fp8lint.model import Fp8Site
+from fp8lint.rule import (
+    Example,
+    Finding,
+    FixPlan,
+    Option,
+    Rule,
+    SetValue,
+    enabled_related,
+    explain,
+    pow2,
+    where,
+)
+
+
+class MarginBelowPolicy(Rule):
+    code = "FP8106"
+    name = "margin-below-policy"
+    severity = Severity.WARNING
+    summary = "Delayed-scaling margin below the configured `min-margin` (not selected by default)"
+    default_enabled = False
+    options = (Option("min-margin", int, 2, "smallest margin the team accepts"),)
+    valid = (
+        Example(
+            "m2.yaml",
+            "MODEL_ARGS:\n  --fp8-format: hybrid\n  --fp8-margin: 2\n"
+            "  --fp8-amax-history-len: 1024\n  --fp8-amax-compute-algo: max\n",
+        ),
+        Example("cs.yaml", "MODEL_ARGS:\n  --fp8-format: hybrid\n  --fp8-recipe: tensorwise\n"),
+    )
+    invalid = (
+        Example(
+            "m0.yaml",
+            "MODEL_ARGS:\n  --fp8-format: hybrid\n  --fp8-amax-history-len: 1024\n"
+            "  --fp8-amax-compute-algo: max\n",
+            lines=(2,),
+        ),
+        Example(
+            "m1.py",
+            "from transformer_engine.common.recipe import DelayedScaling\n"
+            "r = DelayedScaling(margin=1)\n",
+            lines=(2,),
+        ),
+    )
+
+    def check(self, site: Fp8Site, options: Mapping[str, Any]) -> Iterator[Finding]:
+        m = site.margin.value
+        minimum = int(options["min-margin"])
+        if not (site.is_on and site.is_delayed) or m is None or m < 0 or m >= minimum:
+            return
+        yield Finding(
+            span=where(site.margin, site),
+            message=(
+                f"margin {explain(site.margin)} is below the policy minimum of {minimum}: "
+                f"guaranteed headroom is {m} binade{'s' if m != 1 else ''}, so a spike of g > "
+                f"{pow2(m)}x the reference amax clips and its outlier loses 1 - {pow2(m)}/g of its "
+                f"magnitude; the policy asks for {minimum} binades ({pow2(minimum)}x)"
+            ),
+            related=enabled_related(site, site.margin),
+            headroom_binades=float(m),
+            fix=FixPlan(
+                Applicability.UNSAFE,
+                f"set margin {minimum} (changes the numerics: every value moves down "
+                f"{minimum - m} binade{'s' if minimum - m != 1 else ''})",
+                (SetValue("margin", minimum),),
+            ),
+        )

@@ -1,0 +1,51 @@
+"""FP8204: mixture-of-experts with delayed scaling."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+from fp8lint.diagnostics import Severity
+from fp8lint.model import Fp8Site
+from fp8lint.rule import Example, Finding, Rule, explain, where
+
+
+class MoeDelayedScaling(Rule):
+    code = "FP8204"
+    name = "moe-delayed-scaling"
+    severity = Severity.WARNING
+    summary = "Experts > 1 with delayed scaling (NVIDIA recommends blockwise/MXFP8 for MoE)"
+    valid = (
+        Example(
+            "block.yaml",
+            "MODEL_ARGS:\n  --num-experts: 8\n  --fp8-format: e4m3\n  --fp8-recipe: blockwise\n",
+        ),
+        Example(
+            "dense.yaml",
+            "MODEL_ARGS:\n  --fp8-format: hybrid\n"
+            "  --fp8-amax-history-len: 1024\n  --fp8-amax-compute-algo: max\n",
+        ),
+    )
+    invalid = (
+        Example(
+            "moe.yaml",
+            "MODEL_ARGS:\n  --num-experts: 64\n  --fp8-format: hybrid\n"
+            "  --fp8-amax-history-len: 1024\n  --fp8-amax-compute-algo: max\n",
+            lines=(2,),
+        ),
+    )
+
+    def check(self, site: Fp8Site, options: Mapping[str, Any]) -> Iterator[Finding]:
+        experts = site.num_experts
+        if not (site.is_on and site.is_delayed) or experts.value is None or experts.value <= 1:
+            return
+        yield Finding(
+            span=where(experts, site),
+            message=(
+                f"{experts.value} experts ({experts.describe()}) with delayed scaling "
+                f"(recipe {explain(site.recipe)}): an expert that gets few or no tokens keeps a "
+                "stale amax history, so its next busy step is scaled from an unrelated amax. "
+                'Megatron\'s MoE guide recommends blockwise FP8 on Hopper ("for production") '
+                "and MXFP8 on Blackwell; use --fp8-recipe blockwise or mxfp8"
+            ),
+        )

@@ -1,0 +1,70 @@
+"""FP8206: E4M3 for gradients under per-tensor scaling."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+from fp8lint.diagnostics import Applicability, Severity
+from fp8lint.model import Fp8Format, Fp8Site
+from fp8lint.rule import Example, Finding, FixPlan, Rule, SetValue, explain, where
+
+
+class E4m3Gradients(Rule):
+    code = "FP8206"
+    name = "e4m3-gradients"
+    severity = Severity.INFO
+    summary = "E4M3 gradients with a per-tensor recipe (warning with delayed scaling)"
+    valid = (
+        Example(
+            "hybrid.yaml",
+            "MODEL_ARGS:\n  --fp8-format: hybrid\n  --fp8-recipe: tensorwise\n"
+            "  --first-last-layers-bf16: true\n",
+        ),
+        Example("mx.yaml", "MODEL_ARGS:\n  --fp8-format: e4m3\n  --fp8-recipe: mxfp8\n"),
+        Example(
+            "block.py",
+            "from transformer_engine.common.recipe import Float8BlockScaling\n"
+            "r = Float8BlockScaling()\n",
+        ),
+    )
+    invalid = (
+        Example(
+            "ds.yaml",
+            "MODEL_ARGS:\n  --fp8-format: e4m3\n  --fp8-amax-history-len: 1024\n"
+            "  --fp8-amax-compute-algo: max\n",
+            lines=(2,),
+        ),
+        Example(
+            "acc.json",
+            '{"mixed_precision": "fp8",\n "fp8_config": {"backend": "TE",\n'
+            '  "fp8_format": "E4M3"}}\n',
+            lines=(3,),
+        ),
+        Example(
+            "cs.py",
+            "from transformer_engine.common.recipe import Float8CurrentScaling, "
+            "Format\nr = Float8CurrentScaling(fp8_format=Format.E4M3)\n",
+            lines=(2,),
+        ),
+    )
+
+    def check(self, site: Fp8Site, options: Mapping[str, Any]) -> Iterator[Finding]:
+        recipe = site.recipe.value
+        if not site.is_on or site.fmt.value is not Fp8Format.E4M3 or recipe is None:
+            return
+        if not recipe.per_tensor:
+            return
+        yield Finding(
+            span=where(site.fmt, site),
+            message=(
+                f"format {explain(site.fmt)} uses E4M3 for gradients too: about 17.8 binades "
+                "(max 448) instead of E5M2's 31.8 (max 57344), with one scale per tensor "
+                f"({recipe.value} scaling). Gradients have the widest range; TE's docs prefer "
+                "E5M2 for them. Use the hybrid format (E4M3 forward, E5M2 backward)"
+            ),
+            severity=Severity.WARNING if site.is_delayed else None,
+            fix=FixPlan(
+                Applicability.SAFE, "use the hybrid format", (SetValue("fmt", Fp8Format.HYBRID),)
+            ),
+        )

@@ -1,0 +1,79 @@
+"""FP8301: an explicit amax reduction group that leaves out tensor-parallel peers."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+from fp8lint.diagnostics import Applicability, Severity
+from fp8lint.model import Fp8Site
+from fp8lint.rule import Example, Finding, FixPlan, Rule, explain, where
+
+_TE = (
+    "from transformer_engine.common.recipe import DelayedScaling\n"
+    "import transformer_engine.pytorch as te\n"
+)
+
+
+class AmaxGroupExcludesTp(Rule):
+    code = "FP8301"
+    name = "amax-group-excludes-tp"
+    severity = Severity.WARNING
+    summary = "Delayed scaling with a data-parallel-only amax reduction group"
+    valid = (
+        Example(
+            "amax_group.py",
+            _TE + "r = DelayedScaling()\n"
+            "with te.fp8_autocast(fp8_recipe=r, fp8_group=mpu.get_amax_reduction_group()):\n"
+            "    pass\n",
+        ),
+        Example(
+            "world.py",
+            _TE + "r = DelayedScaling()\n"
+            "with te.autocast(recipe=r, amax_reduction_group=None):\n    pass\n",
+        ),
+    )
+    invalid = (
+        Example(
+            "dp.py",
+            _TE + "r = DelayedScaling()\n"
+            "with te.fp8_autocast(fp8_recipe=r, fp8_group=mpu.get_data_parallel_group()):\n"
+            "    pass\n",
+            lines=(4,),
+        ),
+    )
+
+    def check(self, site: Fp8Site, options: Mapping[str, Any]) -> Iterator[Finding]:
+        scope = site.amax_scope
+        if not (site.is_on and site.is_delayed) or scope.value is None:
+            return
+        if scope.value.includes_tp is not False or not scope.written:
+            return
+        tp = site.tensor_parallel.value
+        if tp == 1:
+            return
+        sp = site.sequence_parallel.value is True
+        cp = (site.context_parallel.value or 1) > 1
+        yield Finding(
+            span=where(scope, site),
+            message=(
+                f"the amax reduction group {explain(scope)} does not include the "
+                "tensor-parallel ranks, so TP shards of one tensor get different scales"
+                + (
+                    " and the FP8 all-gather of sequence/context parallelism decodes them with "
+                    "one scale: wrong values on every step"
+                    if sp or cp
+                    else ""
+                )
+                + ". Megatron PR #442 traced a 40B TP=8 run diverging after ~1000 iterations "
+                "to exactly this (fp8_group = data-parallel group); TE #335 and #656 agree. "
+                "Use Megatron's get_amax_reduction_group() (TP x DP x CP) or leave the group "
+                "unset (world)"
+            ),
+            severity=Severity.ERROR if sp or cp else None,
+            fix=FixPlan(
+                Applicability.DISPLAY_ONLY,
+                "pass Megatron's parallel_state.get_amax_reduction_group() (or no group, for the "
+                "world) as the amax reduction group",
+            ),
+        )

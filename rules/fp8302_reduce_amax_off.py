@@ -1,0 +1,70 @@
+"""FP8302: amax reduction switched off where shards must share one scale."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+from fp8lint.diagnostics import Applicability, Severity
+from fp8lint.model import Fp8Site
+from fp8lint.rule import Example, Finding, FixPlan, Rule, SetValue, explain, where
+
+
+class ReduceAmaxOff(Rule):
+    code = "FP8302"
+    name = "reduce-amax-off"
+    severity = Severity.WARNING
+    summary = "reduce_amax false with delayed scaling under TP, SP or CP"
+    valid = (
+        Example(
+            "on.yaml",
+            "model:\n  mcore_gpt: false\n  transformer_engine: true\n  fp8: true\n"
+            "  fp8_hybrid: true\n  fp8_amax_history_len: 1024\n  fp8_amax_compute_algo: max\n"
+            "  reduce_amax: true\n  tensor_model_parallel_size: 4\n  sequence_parallel: true\n",
+        ),
+        Example(
+            "mcore.yaml",
+            "model:\n  mcore_gpt: true\n  transformer_engine: true\n  fp8: true\n"
+            "  fp8_hybrid: true\n  fp8_amax_history_len: 1024\n  fp8_amax_compute_algo: max\n"
+            "  reduce_amax: false\n  tensor_model_parallel_size: 4\n",
+        ),
+    )
+    invalid = (
+        Example(
+            "sp.yaml",
+            "model:\n  mcore_gpt: false\n  transformer_engine: true\n  fp8: true\n"
+            "  fp8_hybrid: true\n  fp8_amax_history_len: 1024\n  fp8_amax_compute_algo: max\n"
+            "  reduce_amax: false\n  tensor_model_parallel_size: 4\n  sequence_parallel: true\n",
+            lines=(8,),
+        ),
+    )
+
+    def check(self, site: Fp8Site, options: Mapping[str, Any]) -> Iterator[Finding]:
+        if not (site.is_on and site.is_delayed) or site.reduce_amax.value is not False:
+            return
+        sp = site.sequence_parallel.value is True
+        cp = (site.context_parallel.value or 1) > 1
+        tp = site.tensor_parallel.value or 1
+        if sp or cp:
+            why = ("sequence parallelism" if sp else "context parallelism") + (
+                ' gathers FP8 shards that must share one scale; TE asserts "Amax reduction '
+                'across tensor parallel group is necessary" at the first step'
+            )
+            severity = Severity.ERROR
+        elif tp > 1:
+            why = (
+                f"with TP {tp} each shard of a row-parallel input keeps its own scale; TE's "
+                "maintainers recommend reducing over TP and DP (TE #656), and a checkpoint "
+                "then stores only one rank's history"
+            )
+            severity = Severity.WARNING
+        else:
+            return
+        yield Finding(
+            span=where(site.reduce_amax, site),
+            message=f"reduce_amax {explain(site.reduce_amax)}: {why}. Set reduce_amax to true",
+            severity=severity,
+            fix=FixPlan(
+                Applicability.SAFE, "set reduce_amax true", (SetValue("reduce_amax", True),)
+            ),
+        )

@@ -1,0 +1,161 @@
+"""Linting one decoded file: recognize its FP8 sites, run the selected rules, let the site's
+framework write each finding's fix, apply inline suppressions and severity overrides.
+
+Heavy modules (pydantic, the frameworks, the rules) are imported here only when a file has
+passed the prefilter.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from functools import partial
+from typing import TYPE_CHECKING, Any
+
+from fp8lint.diagnostics import PARSE_ERROR, Diagnostic, Fix, Related, Severity
+from fp8lint.settings import RunSettings
+
+if TYPE_CHECKING:
+    from fp8lint.documents.text import Reader, SourceFile
+    from fp8lint.fixes import FixResult
+    from fp8lint.model import Fp8Site
+    from fp8lint.rule import Finding, Rule
+
+# what a kind's first file imports (`preload` does it before a file's clock starts)
+_KIND_MODULES = {
+    "yaml": "fp8lint.frameworks.registry",
+    "json": "fp8lint.frameworks.registry",
+    "toml": "fp8lint.frameworks.registry",
+    "shell": "fp8lint.frameworks.registry",
+    "python": "fp8lint.frameworks.python_recipes",
+}
+
+
+def preload(kind: str) -> None:
+    """Import a kind's recognizers before the clock starts: the one-time import (pydantic) is
+    not the time of the first file that needs it."""
+    import sys
+
+    name = _KIND_MODULES.get(kind)
+    if name is None or name in sys.modules:
+        return
+    import importlib
+
+    try:
+        importlib.import_module(name)
+    except Exception:
+        pass  # the same error comes back, reported on the file, when it is parsed
+
+
+def default_reader(path: str) -> bytes | None:
+    """Related files are read through the cache module, which notes them while recording."""
+    from fp8lint.engine.cache import read_dependency
+
+    return read_dependency(path)
+
+
+def parse_file(file: SourceFile, kind: str, reader: Reader | None = None) -> list[Fp8Site]:
+    from fp8lint.frameworks import recognize
+
+    return recognize(file, kind, reader or default_reader)
+
+
+def lint_text(
+    path: str, text: str, kind: str, settings: RunSettings, reader: Reader | None = None
+) -> tuple[list[Diagnostic], list[Fp8Site]]:
+    """Diagnostics and sites for one decoded file."""
+    from fp8lint.documents.text import ParseError, SourceFile
+
+    file = SourceFile(path, text)
+    try:
+        sites = parse_file(file, kind, reader)
+    except ParseError as exc:
+        return [problem(path, exc.message, exc.line, exc.column)], []
+    except RecursionError:
+        return [problem(path, "nesting too deep to read")], []
+    from fp8lint.engine import suppress
+
+    diags = suppress.apply(file, apply_rules(sites, settings, file), settings.selection, kind)
+    if settings.severity:
+        diags = [
+            replace(d, severity=settings.severity[d.code]) if d.code in settings.severity else d
+            for d in diags
+        ]
+    return diags, sites
+
+
+def fix_text(path: str, text: str, kind: str, settings: RunSettings, unsafe: bool) -> FixResult:
+    """The verified fix loop (`fp8lint.fixes.fix_text`) on one file's text."""
+    from fp8lint.fixes import fix_text as loop
+
+    return loop(text, partial(lint_text, path, kind=kind, settings=settings), unsafe)
+
+
+def apply_rules(sites: list[Fp8Site], settings: RunSettings, file: SourceFile) -> list[Diagnostic]:
+    if not sites:
+        return []
+    from fp8lint.frameworks.writer import plan_to_fix
+    from fp8lint.rules import all_rules
+
+    out: list[Diagnostic] = []
+    for rule_cls in all_rules():
+        if not settings.selection.enabled(rule_cls.code, rule_cls.name, rule_cls.default_enabled):
+            continue
+        rule = rule_cls()
+        options = rule_cls.option_defaults()
+        options.update(settings.options.get(rule_cls.code, {}))
+        for index, site in enumerate(sites):
+            for f in rule.check(site, options):
+                fix = plan_to_fix(file, site, index, f.fix) if f.fix is not None else None
+                d = _diagnostic(rule, f, fix, file)
+                if len(site.layers) > 1:
+                    d = replace(
+                        d, message=f"{d.message} [effective config: {' > '.join(site.layers)}]"
+                    )
+                out.append(d)
+    return _dedupe(out)
+
+
+def _diagnostic(rule: Rule, f: Finding, fix: Fix | None, file: SourceFile) -> Diagnostic:
+    span = f.span
+    line = file.line_text(span.line)
+    return Diagnostic(
+        code=rule.code,
+        name=rule.name,
+        severity=f.severity or rule.severity,
+        message=f.message,
+        path=span.path,
+        line=span.line,
+        column=span.column,
+        end_line=span.end_line,
+        end_column=span.end_column,
+        related=tuple(Related(s.path, s.line, s.column, m) for s, m in f.related),
+        headroom_binades=f.headroom_binades,
+        fix=fix,
+        source_line=line,
+        key=f.key or identity(line),
+    )
+
+
+def identity(line: str) -> str:
+    """A finding's key from its source line: the text without comments and spacing."""
+    text = line.split(" #", 1)[0] if not line.lstrip().startswith("#") else line
+    return " ".join(text.split())
+
+
+def _dedupe(diags: list[Diagnostic]) -> list[Diagnostic]:
+    seen: set[tuple[Any, ...]] = set()
+    out = []
+    for d in diags:
+        key = (d.code, d.path, d.line, d.column, d.message)
+        if key not in seen:
+            seen.add(key)
+            out.append(d)
+    return out
+
+
+def problem(path: str, message: str, line: int = 1, column: int = 1) -> Diagnostic:
+    """An FP8001 finding: a file that cannot be read or checked."""
+    code, name = PARSE_ERROR
+    return Diagnostic(
+        code, name, Severity.ERROR, message, path, line, column, line, column + 1, key=message
+    )

@@ -1,0 +1,331 @@
+"""The run: walk the paths, pick each file's settings, serve what the cache holds, read,
+prefilter and lint the rest (in worker processes when there are many), or fix them.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field, replace
+from functools import partial
+from typing import TYPE_CHECKING, Any
+
+from fp8lint.diagnostics import PARSE_ERROR, Diagnostic
+from fp8lint.documents import kind_for
+from fp8lint.engine.files import (
+    Decoded,
+    DisplayPaths,
+    FileProblem,
+    decode,
+    discover,
+    display_path,
+    read_bytes,
+    read_file,
+)
+from fp8lint.engine.limits import Timeout, bounded, guarded, quietly, time_limit, timeout_message
+from fp8lint.engine.lint import fix_text, lint_text, preload, problem
+from fp8lint.engine.per_file import SettingsCache
+from fp8lint.settings import FixMode, RunSettings
+
+if TYPE_CHECKING:
+    from fp8lint.engine.cache import Cache, Dependency, Probe
+    from fp8lint.engine.config import Resolver
+
+
+@dataclass
+class RunResult:
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    files_seen: int = 0
+    files_parsed: int = 0
+    fixed: list[Diagnostic] = field(default_factory=list)
+    diffs: list[str] = field(default_factory=list)
+    fix_failures: list[tuple[str, str]] = field(default_factory=list)
+
+
+def run(
+    paths: Iterable[str],
+    cli: RunSettings,
+    fix: FixMode | None = None,
+    configs: Resolver | None = None,
+    force_exclude: bool = False,
+    cache: Cache | None = None,
+) -> RunResult:
+    """Lint (or fix) every file under `paths`.  `cli` holds what the command line said; each
+    file's settings are its closest configuration file's, with the command line on top.
+    `cache` (when checking, never when fixing) serves and stores per-file results."""
+    if fix is not None:
+        cache = None
+    result = RunResult()
+    jobs: list[ReadJob] = []
+    probes: list[Probe | None] = []
+    per_file = SettingsCache(cli, configs)
+    shown_of = DisplayPaths()
+    for path, explicit in discover(paths, per_file.excluded if configs else None, force_exclude):
+        settings = per_file.settings(path, explicit)
+        parse_enabled = settings.selection.enabled(PARSE_ERROR[0], PARSE_ERROR[1], True)
+        shown = display_path(path) if explicit else shown_of(path)
+        kind = kind_for(path)
+        if kind is None:
+            if explicit and not os.path.exists(path):
+                kind = "missing"
+            elif explicit and os.path.isdir(path):
+                kind = "dir"
+            else:
+                continue
+        result.files_seen += 1
+        if kind in ("missing", "dir"):
+            if parse_enabled:
+                message = (
+                    "no such file or directory"
+                    if kind == "missing"
+                    else ("is a directory, not a file")
+                )
+                result.diagnostics.append(problem(shown, message))
+            continue
+        if fix is not None:
+            try:
+                decoded = read_file(path, settings.max_bytes)
+            except FileProblem as exc:
+                if parse_enabled:
+                    result.diagnostics.append(problem(shown, exc.message, exc.line, exc.column))
+                continue
+            if decoded is None:
+                continue
+            result.files_parsed += 1
+            work = partial(_fix_one, path, shown, decoded, kind, settings, fix, result)
+            result.diagnostics.extend(_kept(guarded(shown, work), parse_enabled))
+            continue
+        probe = None if cache is None else quietly(partial(cache.probe, path, shown, settings))
+        if probe is not None and probe.hit:  # unchanged since a run that stored it
+            if probe.diagnostics is not None:
+                result.files_parsed += 1
+                result.diagnostics.extend(probe.diagnostics)
+            continue
+        expected = probe.entry[3] if probe is not None and probe.entry is not None else None
+        jobs.append(
+            ReadJob(path, shown, kind, settings, parse_enabled, probe is not None, expected)
+        )
+        probes.append(probe)
+    for job, probe, outcome in zip(jobs, probes, _check_all(jobs), strict=True):
+        if cache is not None and probe is not None and outcome.facts is not None:
+            if quietly(partial(cache.confirm_facts, probe, *outcome.facts)) is None:
+                probe = None
+        if outcome.same:  # the bytes are the stored ones: the stored findings stand
+            if probe is not None and probe.hit:
+                if probe.diagnostics is not None:
+                    result.files_parsed += 1
+                    result.diagnostics.extend(probe.diagnostics)
+                continue
+            outcome = _check_job(replace(job, expected=None))  # a dependency changed
+        result.files_parsed += outcome.parsed
+        result.diagnostics.extend(outcome.diagnostics)
+        if cache is not None and probe is not None and outcome.cacheable:
+            stored = outcome.diagnostics if outcome.parsed else None
+            quietly(partial(cache.store, probe, stored, outcome.dependencies or ()))
+    if cache is not None:
+        quietly(cache.save)
+    # a finding about a value in file A can come from linting A and from a script that
+    # merges A: report it once
+    seen: set[tuple[str, str, int, int]] = set()
+    unique = []
+    for d in sorted(result.diagnostics, key=lambda d: (len(d.message), d.sort_key())):
+        ident = (d.code, d.path, d.line, d.column)
+        if ident not in seen:
+            seen.add(ident)
+            unique.append(d)
+    result.diagnostics = sorted(unique, key=Diagnostic.sort_key)
+    return result
+
+
+POOL_MIN_FILES = 16  # below this, starting worker processes costs more than it saves
+# from this many files on, worker processes read and prefilter too, not only parse
+READ_POOL_MIN_FILES = 256
+
+
+@dataclass(frozen=True)
+class ReadJob:
+    """One file for `check`: read, prefilter, lint.  `record`: report the bytes' fingerprint
+    and hash and the files linting read, for the cache; `expected`: the hash the cache holds
+    (equal bytes are not linted again)."""
+
+    path: str
+    shown: str
+    kind: str
+    settings: RunSettings
+    parse_enabled: bool
+    record: bool = False
+    expected: str | None = None
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What checking one file gave: findings, whether it passed the prefilter, and for the
+    cache the file's facts (fingerprint, trusted, sha256) and the files it read (None: not to
+    be cached, e.g. a timeout)."""
+
+    diagnostics: list[Diagnostic]
+    parsed: bool = False
+    facts: tuple[list[int], bool, str] | None = None
+    dependencies: list[Dependency] | None = None
+    same: bool = False
+
+    @property
+    def cacheable(self) -> bool:
+        return self.dependencies is not None
+
+
+def _check_job(job: ReadJob) -> Outcome:
+    """Read, prefilter and lint one file; any problem is an FP8001 for that file."""
+    read = _read_job(job)
+    if isinstance(read, Outcome):
+        return read
+    decoded, facts = read
+    diags, deps = _lint_job(
+        (job.shown, decoded.text, job.kind, job.settings, job.parse_enabled, job.record)
+    )
+    return Outcome(diags, True, facts, deps)
+
+
+def _read_job(
+    job: ReadJob,
+) -> Outcome | tuple[Decoded, tuple[list[int], bool, str] | None]:
+    """The decoded file (and the cache's facts about it), or the outcome that ends it here:
+    unreadable, no FP8 words, or the bytes the cache already holds."""
+    facts: tuple[list[int], bool, str] | None = None
+    try:
+        read_at = time.time_ns()
+        data, info = read_bytes(job.path, job.settings.max_bytes)
+        if job.record:
+            from fp8lint.engine.cache import fingerprint, sha256, trusted
+
+            facts = (fingerprint(info), trusted(info, read_at), sha256(data))
+            if job.expected is not None and facts[2] == job.expected:
+                return Outcome([], facts=facts, same=True)
+        decoded = decode(data)
+    except FileProblem as exc:
+        found = [problem(job.shown, exc.message, exc.line, exc.column)]
+        return Outcome(found if job.parse_enabled else [], facts=facts)
+    if decoded is None:
+        return Outcome([], facts=facts, dependencies=[])
+    return decoded, facts
+
+
+def _workers() -> int:
+    return int(os.environ.get("FP8LINT_WORKERS") or min(os.cpu_count() or 1, 8))
+
+
+def _check_all(jobs: list[ReadJob]) -> list[Outcome]:
+    """Check every file, in job order.  Many files: worker processes read, prefilter and lint
+    them (the prefilter's scan is most of a large run).  Fewer: this process reads them, and
+    the ones that pass the prefilter go to workers when there are enough (`_lint_all`)."""
+    workers = _workers()
+    if workers > 1 and len(jobs) >= READ_POOL_MIN_FILES:
+        from concurrent.futures import ProcessPoolExecutor
+
+        chunk = max(1, min(64, len(jobs) // (workers * 4)))
+        with ProcessPoolExecutor(max_workers=workers) as pool:
+            return list(pool.map(_check_job, jobs, chunksize=chunk))
+    reads = [_read_job(job) for job in jobs]
+    todo = [
+        (i, job, r)
+        for i, (job, r) in enumerate(zip(jobs, reads, strict=True))
+        if not isinstance(r, Outcome)
+    ]
+    lint_jobs = [
+        (job.shown, r[0].text, job.kind, job.settings, job.parse_enabled, job.record)
+        for _i, job, r in todo
+    ]
+    out: list[Outcome] = [r if isinstance(r, Outcome) else Outcome([]) for r in reads]
+    for (i, _job, r), (diags, deps) in zip(todo, _lint_all(lint_jobs), strict=True):
+        out[i] = Outcome(diags, True, r[1], deps)
+    return out
+
+
+Job = tuple[str, str, str, RunSettings, bool, bool]
+
+
+def _kept(diags: list[Diagnostic], parse_enabled: bool) -> list[Diagnostic]:
+    return [d for d in diags if d.code != PARSE_ERROR[0] or parse_enabled]
+
+
+def _lint_job(job: Job) -> tuple[list[Diagnostic], list[Dependency] | None]:
+    """One file's findings, and the files it read besides itself when recording was asked
+    (None when it was not, or when the result must not be cached)."""
+    from fp8lint.engine.cache import recording
+
+    shown, text, kind, settings, parse_enabled, record = job
+    preload(kind)
+    work = partial(_first, lint_text, shown, text, kind, settings)
+    with recording(record) as read:
+        diags, complete = bounded(shown, settings.file_timeout, work)
+    return _kept(diags, parse_enabled), (list(read) if complete and read is not None else None)
+
+
+def _first(fn: Callable[..., tuple[list[Diagnostic], Any]], *args: Any) -> list[Diagnostic]:
+    return fn(*args)[0]
+
+
+def _lint_all(jobs: list[Job]) -> Iterator[tuple[list[Diagnostic], list[Dependency] | None]]:
+    """Lint the files that passed the prefilter: in worker processes when there are many and
+    more than one core (`FP8LINT_WORKERS` sets the number; 1 keeps everything in-process)."""
+    workers = _workers()
+    if workers <= 1 or len(jobs) < POOL_MIN_FILES:
+        for job in jobs:
+            yield _lint_job(job)
+        return
+    from concurrent.futures import ProcessPoolExecutor
+
+    chunk = max(1, len(jobs) // (workers * 4))
+    with ProcessPoolExecutor(max_workers=workers) as pool:
+        yield from pool.map(_lint_job, jobs, chunksize=chunk)
+
+
+def _fix_one(
+    path: str,
+    shown: str,
+    decoded: Decoded,
+    kind: str,
+    settings: RunSettings,
+    mode: FixMode,
+    result: RunResult,
+) -> list[Diagnostic]:
+    """Fix one file (or diff it); returns the findings that remain."""
+    import difflib
+
+    from fp8lint.fixes import write_atomic
+
+    preload(kind)
+    try:
+        with time_limit(settings.file_timeout):  # the file is written after, never during
+            outcome = fix_text(shown, decoded.text, kind, settings, mode.unsafe)
+    except Timeout:
+        return [problem(shown, timeout_message(settings.file_timeout))]
+    if outcome.failure is not None:
+        result.fix_failures.append((shown, outcome.failure))
+    if outcome.changed:
+        if mode.write:
+            try:
+                write_atomic(path, outcome.text, decoded.encoding, decoded.bom)
+            except OSError as exc:
+                result.fix_failures.append((shown, f"cannot write the fixed file: {exc}"))
+                try:
+                    with time_limit(settings.file_timeout):
+                        return lint_text(shown, decoded.text, kind, settings)[0]
+                except Timeout:
+                    return [problem(shown, timeout_message(settings.file_timeout))]
+        else:
+            diff = difflib.unified_diff(
+                decoded.text.splitlines(keepends=True),
+                outcome.text.splitlines(keepends=True),
+                fromfile=shown if os.path.isabs(shown) else f"a/{shown}",
+                tofile=shown if os.path.isabs(shown) else f"b/{shown}",
+            )
+            result.diffs.append("".join(_ensure_newlines(diff)))
+        result.fixed.extend(outcome.fixed)
+    return outcome.remaining
+
+
+def _ensure_newlines(lines: Iterable[str]) -> Iterator[str]:
+    for line in lines:
+        yield line if line.endswith(("\n", "\r")) else line + "\n\\ No newline at end of file\n"

@@ -1,0 +1,75 @@
+"""What every framework recognizer shares: `Arg` and the helpers that build settings.
+
+`Arg` is the common currency between a document and a framework's meaning: a YAML
+`MODEL_ARGS` entry, a Python keyword argument and a shell flag all become `Arg`s, and each
+framework turns `Arg`s into settings with its own defaults.
+
+Records are built with `model_construct` (no validation, no schema build: see `model`), so
+the values handed to these helpers must already have the field's type.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from fp8lint.model import Setting, SourceNote, Span
+
+
+@dataclass(frozen=True)
+class Arg:
+    """One written key/flag/keyword and its value, as a framework sees it.
+
+    `value` is the parsed value (bool True for a bare flag); `known` is False when the value
+    could not be read statically (an interpolation that did not resolve, a variable).
+    """
+
+    key: str
+    value: Any
+    span: Span  # the whole `key: value` (or flag) text
+    value_span: Span
+    known: bool = True
+    raw: str | None = None
+    note: str | None = None
+    via: tuple[Span, ...] = ()
+
+
+def written(arg: Arg, value: Any, note: str | None = None) -> Setting[Any]:
+    return Setting[Any].model_construct(
+        value=value if arg.known else None,
+        known=arg.known,
+        provenance="written",
+        span=arg.value_span,
+        key=arg.key,
+        raw=arg.raw,
+        note=note or arg.note,
+        via=arg.via,
+        entry=arg.span,
+    )
+
+
+def default(
+    value: Any, of: str, key: str, span: Span | None, note: str | None = None
+) -> Setting[Any]:
+    return Setting[Any].model_construct(
+        value=value, known=True, provenance="default", span=span, key=key, default_of=of, note=note
+    )
+
+
+def note(kind: str, arg: Arg, message: str, replacement: str | None = None) -> SourceNote:
+    return SourceNote.model_construct(
+        kind=kind, key=arg.key, span=arg.span, message=message, replacement=replacement
+    )
+
+
+def invalid_note(arg: Arg, expected: str) -> SourceNote:
+    """A value of the wrong type or outside the allowed set (reported by FP8401)."""
+    shown = arg.raw if arg.raw is not None else repr(arg.value)
+    if len(shown) > 60:
+        shown = shown[:57] + "..."
+    return SourceNote.model_construct(
+        kind="invalid-value",
+        key=arg.key,
+        span=arg.value_span,
+        message=f"`{arg.key}` is {shown}; {expected}",
+    )

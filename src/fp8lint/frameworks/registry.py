@@ -1,0 +1,103 @@
+"""Which recognizers read which document kind, and in what order.
+
+Tree recognizers see the format-neutral `tree.Node`, so Accelerate or DeepSpeed configs read
+the same whether written as YAML or JSON.  Each YAML document is its own set of sites.
+"""
+
+from __future__ import annotations
+
+import re
+
+from fp8lint.documents.text import ParseError, Reader, SourceFile
+from fp8lint.documents.tree import Document, Node, TreeError, load_json, load_yaml, walk
+from fp8lint.frameworks.trees import sites_of
+from fp8lint.model import Fp8Site
+
+SCRIPT_KEYS = ("script", "run", "command", "cmd", "before_script", "entrypoint")
+_LAUNCH = re.compile(r"pretrain_\w+\.py|train\.py|--config-name|training=")
+
+
+def script_snippets(file: SourceFile, docs: list[Document], reader: Reader) -> list[Fp8Site]:
+    """Launch commands written inside YAML (CI `run:`/`script:` fields, job specs): the
+    snippet is read as shell, at its own position in the file."""
+    found: list[Node] = []
+    for doc in docs:
+        if doc.root is None:
+            continue
+        for _, mapping in walk(doc.root, max_depth=12):
+            for k, v in mapping.value:
+                if k.raw not in SCRIPT_KEYS:
+                    continue
+                items = v.value if v.kind == "seq" else [v]
+                found.extend(
+                    n
+                    for n in items
+                    if n.kind == "scalar" and isinstance(n.value, str) and _LAUNCH.search(n.value)
+                )
+    if not found:
+        return []
+    from fp8lint.frameworks.launch import sites_in
+
+    text = file.text
+    virtual = ["\n" if ch == "\n" else " " for ch in text]
+    for node in found:
+        start, end = node.start.index, node.end.index
+        if node.style in ("|", ">"):
+            start = text.find("\n", start) + 1  # the content starts on the next line
+        for i in range(start, min(end, len(text))):
+            ch = text[i]
+            if node.style in ("'", '"') and i in (node.start.index, end - 1):
+                continue  # the quotes themselves
+            virtual[i] = " " if (ch == "\n" and node.style == ">") else ch
+    return sites_in(file, "".join(virtual), reader)
+
+
+def parse_yaml(file: SourceFile, reader: Reader) -> list[Fp8Site]:
+    """Each document, merged over the parents its `defaults:` names (see `hydra`)."""
+    from fp8lint.frameworks.hydra import effective_root
+
+    try:
+        docs = load_yaml(file.text)
+    except TreeError as exc:
+        raise ParseError(exc.message, exc.line, exc.column) from None
+    sites: list[Fp8Site] = []
+    for doc in docs:
+        root, layers = effective_root(file, doc, reader)
+        if len(layers) == 1:
+            sites.extend(sites_of(file, [doc]))
+            continue
+        merged = Document(root=root, index=doc.index, start=doc.start, syntax=doc.syntax)
+        sites.extend(s.model_copy(update={"layers": layers}) for s in sites_of(file, [merged]))
+    return sites + script_snippets(file, docs, reader)
+
+
+def parse_json(file: SourceFile) -> list[Fp8Site]:
+    try:
+        docs = load_json(file.text)
+    except TreeError as exc:
+        raise ParseError(exc.message, exc.line, exc.column) from None
+    return sites_of(file, docs)
+
+
+def parse_toml(file: SourceFile) -> list[Fp8Site]:
+    from fp8lint.documents.toml import load
+    from fp8lint.frameworks import torchtitan
+
+    return torchtitan.from_toml(file, load(file))
+
+
+def sites(file: SourceFile, kind: str, reader: Reader) -> list[Fp8Site]:
+    """The sites of one file of `kind` (see `fp8lint.frameworks.recognize`)."""
+    if kind == "yaml":
+        return parse_yaml(file, reader)
+    if kind == "json":
+        return parse_json(file)
+    if kind == "toml":
+        return parse_toml(file)
+    if kind == "shell":
+        from fp8lint.frameworks.launch import sites_in
+
+        return sites_in(file, file.text, reader)
+    from fp8lint.frameworks.python_recipes import parse_python
+
+    return parse_python(file)

@@ -1,0 +1,33 @@
+"""The tree recognizers (YAML and JSON documents, and effective configs merged from them), in
+the order they are asked: the first that answers for a document wins."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from fp8lint.documents.text import SourceFile
+from fp8lint.documents.tree import Document
+from fp8lint.frameworks import accelerate, deepspeed, megatron, nemo1
+from fp8lint.model import Fp8Site
+
+Recognizer = Callable[[SourceFile, Document], list[Fp8Site]]
+
+# Order matters only for files that look like two things; the first that answers wins.
+RECOGNIZERS: tuple[Recognizer, ...] = (
+    megatron.from_model_args,
+    nemo1.from_tree,
+    accelerate.from_tree,
+    deepspeed.from_tree,
+    megatron.from_transformer_config,
+)
+
+
+def sites_of(file: SourceFile, docs: list[Document]) -> list[Fp8Site]:
+    sites: list[Fp8Site] = []
+    for doc in docs:
+        for recognize in RECOGNIZERS:
+            found = recognize(file, doc)
+            if found:
+                sites.extend(found)
+                break
+    return sites

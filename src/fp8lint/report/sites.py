@@ -1,0 +1,46 @@
+"""`fp8lint show`: the normalized model of each FP8 site, value by value, with where each
+value came from (written, a framework default, a preset, derived)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from fp8lint.model import Fp8Site
+
+
+def render_sites(path: str, sites: list[Fp8Site]) -> str:
+    from fp8lint.model import FRAMEWORK_LABEL, SETTING_FIELDS
+
+    if not sites:
+        return f"{path}: no FP8 configuration site recognized\n"
+    out: list[str] = []
+    for i, site in enumerate(sites, 1):
+        s = site.span
+        out.append(
+            f"{s.path}:{s.line}:{s.column}: site {i}: {site.kind} "
+            f"({FRAMEWORK_LABEL[site.framework]})"
+        )
+        if len(site.layers) > 1:
+            out.append(f"    layers (base first): {' > '.join(site.layers)}")
+        for name in SETTING_FIELDS:
+            setting = getattr(site, name)
+            if not setting.known and setting.span is None and not setting.key:
+                continue
+            value = setting.value
+            shown = getattr(value, "value", value) if setting.known else "unknown"
+            if setting.provenance == "written" and setting.span is not None:
+                sp = setting.span
+                where = f"{sp.path}:" if sp.path != path else ""
+                origin = f"written at {where}{sp.line}:{sp.column} `{setting.key}`"
+            elif setting.provenance == "default":
+                origin = f"default of {setting.default_of or 'the framework'}"
+            elif setting.provenance == "preset":
+                origin = f"preset `{setting.key}`"
+            else:
+                origin = "derived"
+            extra = f" - {setting.note}" if setting.note else ""
+            out.append(f"    {name:28} {shown!s:14} {origin}{extra}")
+        for n in site.notes + site.invalid:
+            out.append(f"    note {n.span.line}:{n.span.column} [{n.kind}] {n.message}")
+    return "\n".join(out) + "\n"

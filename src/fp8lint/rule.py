@@ -1,0 +1,133 @@
+"""The rule API.  A rule is one class in one module of the catalog (`rules/` at the top of the
+repository, installed as `fp8lint.rules`), plus one page `FP8xxx.md` beside it.  It carries
+its code, name, default severity, declared options and its own valid/invalid examples, which
+the test suite runs automatically.
+
+Rules see only `Fp8Site` records (never a file format) and yield `Finding`s.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+from fp8lint.diagnostics import Severity
+from fp8lint.model import (
+    FixOp,
+    FixPlan,
+    Fp8Site,
+    RemoveEntry,
+    RenameKey,
+    Setting,
+    SetValue,
+    Span,
+)
+
+__all__ = [
+    "Example",
+    "Finding",
+    "FixOp",
+    "FixPlan",
+    "Option",
+    "RemoveEntry",
+    "RenameKey",
+    "Rule",
+    "SetValue",
+    "enabled_related",
+    "explain",
+    "pow2",
+    "where",
+]
+
+
+@dataclass(frozen=True)
+class Option:
+    """A rule option, declared so that configuration can be validated against it."""
+
+    name: str
+    type: type
+    default: Any
+    help: str
+
+
+@dataclass(frozen=True)
+class Example:
+    """A config a rule must accept (valid) or flag (invalid: at `lines`, if given)."""
+
+    filename: str
+    text: str
+    lines: tuple[int, ...] = ()
+    options: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Finding:
+    span: Span
+    message: str
+    severity: Severity | None = None  # None: the rule's default
+    related: tuple[tuple[Span, str], ...] = ()
+    headroom_binades: float | None = None
+    fix: FixPlan | None = None
+    key: str = ""  # stable identity (config key / flag / call); default: the source line
+
+
+class Rule:
+    code: ClassVar[str]
+    name: ClassVar[str]
+    severity: ClassVar[Severity]
+    summary: ClassVar[str]
+    default_enabled: ClassVar[bool] = True
+    options: ClassVar[tuple[Option, ...]] = ()
+    valid: ClassVar[tuple[Example, ...]] = ()
+    invalid: ClassVar[tuple[Example, ...]] = ()
+
+    def check(self, site: Fp8Site, options: Mapping[str, Any]) -> Iterator[Finding]:
+        raise NotImplementedError
+
+    @classmethod
+    def option_defaults(cls) -> dict[str, Any]:
+        return {o.name: o.default for o in cls.options}
+
+
+# -- helpers shared by rules ------------------------------------------------------------
+
+
+def where(setting: Setting[Any], site: Fp8Site) -> Span:
+    """The span a finding about `setting` points at: where it is written, or the FP8 switch."""
+    if setting.written and setting.span is not None:
+        return setting.span
+    return site.anchor()
+
+
+def explain(setting: Setting[Any], shown: str | None = None) -> str:
+    """`value` from `key` / from a default, for messages."""
+    value = shown if shown is not None else _plain(setting.value)
+    origin = setting.describe()
+    if setting.written and setting.via:
+        # the value came through a YAML alias or an interpolation: name where it is defined
+        how = setting.note if setting.note and setting.note.startswith("via ") else "via"
+        origin += f", {how} defined at line {setting.via[-1].line}"
+    return f"{value} ({origin})"
+
+
+def _plain(value: Any) -> str:
+    if hasattr(value, "label"):
+        return str(value.label)
+    if hasattr(value, "value"):
+        return str(value.value)
+    return str(value)
+
+
+def enabled_related(site: Fp8Site, setting: Setting[Any]) -> tuple[tuple[Span, str], ...]:
+    """Point at the line that enabled FP8 when the finding is about a default."""
+    if not setting.written and site.enable_span is not None:
+        return ((site.enable_span, "FP8 is enabled here"),)
+    return ()
+
+
+def pow2(exponent: int) -> str:
+    """2^exponent for a message: digits while short, `2^n` once they would not be."""
+    if -16 <= exponent <= 40:
+        return f"{2.0**exponent:g}"
+    return f"2^{exponent}"

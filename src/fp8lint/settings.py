@@ -1,0 +1,64 @@
+"""Settings types shared by the engine, the configuration loader and the fix loop.
+
+Plain frozen data and no imports beyond the standard library: every layer may read them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from fp8lint.diagnostics import Severity
+
+# Larger files are not read.  4 MiB is far above any real config or recipe file and bounds the
+# worst case (measured in bench/RESULTS.md).
+DEFAULT_MAX_BYTES = 4 * 1024 * 1024
+DEFAULT_FILE_TIMEOUT = 60.0  # seconds for one file's parse and rules; 0: no limit
+
+
+@dataclass(frozen=True)
+class Selection:
+    """Which rules run, ruff-style: `select` is the base, then `extend_select`, then `ignore`.
+
+    Entries are codes, code prefixes (`FP81`), rule names, or `ALL`.
+    """
+
+    select: tuple[str, ...] | None = None
+    extend_select: tuple[str, ...] = ()
+    ignore: tuple[str, ...] = ()
+
+    def enabled(self, code: str, name: str, default: bool) -> bool:
+        def hit(patterns: Iterable[str]) -> bool:
+            for p in patterns:
+                p = p.strip()
+                if p.upper() == "ALL" or code.startswith(p.upper()) or p.lower() == name:
+                    return True
+            return False
+
+        on = hit(self.select) if self.select is not None else default
+        if hit(self.extend_select):
+            on = True
+        if hit(self.ignore):
+            on = False
+        return on
+
+
+@dataclass
+class RunSettings:
+    selection: Selection = field(default_factory=Selection)
+    options: dict[str, dict[str, Any]] = field(default_factory=dict)  # code -> option -> value
+    max_bytes: int = DEFAULT_MAX_BYTES
+    severity: Mapping[str, Severity] = field(default_factory=dict)  # code -> overridden level
+    file_timeout: float = DEFAULT_FILE_TIMEOUT
+    # the fields above that the command line set (`max_bytes`, `file_timeout`): they win over
+    # the configuration files; otherwise each file's closest configuration decides
+    command_line: frozenset[str] = frozenset()
+
+
+@dataclass(frozen=True)
+class FixMode:
+    """`--fix` (write), `--diff` (write=False), with or without unsafe fixes."""
+
+    unsafe: bool = False
+    write: bool = True

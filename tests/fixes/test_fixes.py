@@ -1,0 +1,381 @@
+"""Autofix: exact fixed text per rule and format, and the file-level guarantees of --fix."""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+from pathlib import Path
+
+import pytest
+
+from fp8lint.documents import kind_for
+from fp8lint.engine import fix_text
+from fp8lint.settings import RunSettings
+
+from ..conftest import run_cli
+
+
+def fixed(name: str, text: str, unsafe: bool = False) -> str:
+    kind = kind_for(name)
+    assert kind is not None
+    result = fix_text(name, text, kind, RunSettings(), unsafe)
+    assert result.failure is None, result.failure
+    again = fix_text(name, result.text, kind, RunSettings(), unsafe)
+    assert again.text == result.text and not again.fixed  # a second run changes nothing
+    return result.text
+
+
+# ----------------------------------------------------------------------------- YAML
+
+
+def test_megatron_missing_keys_are_inserted_after_the_fp8_flags() -> None:
+    before = (
+        "# functional test\n"
+        "MODEL_ARGS:\n"
+        "  --tensor-model-parallel-size: 2   # TP\n"
+        "  --fp8-format: hybrid  # turn FP8 on\n"
+        "  --bf16: true\n"
+    )
+    assert fixed("m.yaml", before) == (
+        "# functional test\n"
+        "MODEL_ARGS:\n"
+        "  --tensor-model-parallel-size: 2   # TP\n"
+        "  --fp8-format: hybrid  # turn FP8 on\n"
+        "  --fp8-amax-history-len: 1024\n"
+        "  --fp8-amax-compute-algo: max\n"
+        "  --bf16: true\n"
+    )
+
+
+def test_crlf_stays_crlf_and_a_missing_final_newline_stays_missing() -> None:
+    before = "MODEL_ARGS:\r\n    --bf16: true\r\n    --fp8-format: e4m3"
+    assert fixed("m.yaml", before) == (
+        "MODEL_ARGS:\r\n    --bf16: true\r\n    --fp8-format: hybrid\r\n"
+        "    --fp8-amax-history-len: 1024\r\n    --fp8-amax-compute-algo: max"
+    )
+
+
+def test_written_values_are_replaced_in_place_keeping_quotes_and_comments() -> None:
+    before = (
+        "model:\n"
+        "  transformer_engine: true\n"
+        "  fp8: true\n"
+        "  fp8_hybrid: true\n"
+        "  fp8_margin: -1          # experiment\n"
+        "  fp8_amax_history_len: 1024\n"
+        '  fp8_amax_compute_algo: "most_recent"   # keep me\n'
+    )
+    assert fixed("n.yaml", before) == (
+        "model:\n"
+        "  transformer_engine: true\n"
+        "  fp8: true\n"
+        "  fp8_hybrid: true\n"
+        "  fp8_margin: 0          # experiment\n"
+        "  fp8_amax_history_len: 1024\n"
+        '  fp8_amax_compute_algo: "max"   # keep me\n'
+    )
+
+
+def test_flow_style_yaml() -> None:
+    before = (
+        "model: {transformer_engine: true, fp8: true, fp8_hybrid: true, fp8_amax_history_len: 1}\n"
+    )
+    assert fixed("f.yaml", before) == (
+        "model: {transformer_engine: true, fp8: true, fp8_hybrid: true, "
+        "fp8_amax_history_len: 1024, fp8_amax_compute_algo: max}\n"
+    )
+
+
+def test_nemo_format_is_two_booleans() -> None:
+    before = (
+        "model:\n  transformer_engine: True\n  fp8: True\n  fp8_e4m3: True\n"
+        "  fp8_amax_history_len: 1024\n  fp8_amax_compute_algo: max\n"
+    )
+    assert fixed("n.yaml", before) == (
+        "model:\n  transformer_engine: True\n  fp8: True\n  fp8_e4m3: False\n"
+        "  fp8_amax_history_len: 1024\n  fp8_amax_compute_algo: max\n  fp8_hybrid: True\n"
+    )
+
+
+def test_nemo_reduce_amax_on_the_legacy_path() -> None:
+    before = (
+        "model:\n  mcore_gpt: false\n  transformer_engine: true\n  fp8: true\n"
+        "  fp8_hybrid: true\n  reduce_amax: false\n  sequence_parallel: true\n"
+        "  tensor_model_parallel_size: 2\n"
+    )
+    assert fixed("n.yaml", before) == before.replace("reduce_amax: false", "reduce_amax: true")
+
+
+def test_dead_key_is_deleted_with_its_line() -> None:
+    before = (
+        "MODEL_ARGS:\n  --fp8-format: hybrid\n  --fp8-interval: 4   # old TE\n"
+        "  --fp8-amax-history-len: 1024\n  --fp8-amax-compute-algo: max\n"
+    )
+    assert fixed("m.yaml", before) == (
+        "MODEL_ARGS:\n  --fp8-format: hybrid\n"
+        "  --fp8-amax-history-len: 1024\n  --fp8-amax-compute-algo: max\n"
+    )
+
+
+def test_accelerate_wizard_keys_are_renamed() -> None:
+    before = (
+        "mixed_precision: fp8\nfp8_config:\n  backend: TE\n  amax_history_length: 1024\n"
+        "  amax_compute_algorithm: max  # from the wizard\n"
+    )
+    # 1024 is Accelerate's own default (dropped either way): that key just goes
+    assert fixed("a.yaml", before) == (
+        "mixed_precision: fp8\nfp8_config:\n  backend: TE\n"
+        "  amax_compute_algo: max  # from the wizard\n"
+    )
+
+
+def test_a_rename_that_would_reveal_a_new_finding_is_refused() -> None:
+    before = "mixed_precision: fp8\nfp8_config:\n  backend: TE\n  amax_history_length: 4\n"
+    result = fix_text("a.yaml", before, "yaml", RunSettings(), False)
+    assert result.text == before and result.fixed == []
+    assert result.failure is not None and "FP8102" in result.failure
+
+
+# ----------------------------------------------------------------------------- JSON
+
+
+def test_json_multiline_insertion_and_format() -> None:
+    before = (
+        "{\n"
+        '    "mixed_precision": "fp8",\n'
+        '    "fp8_config": {\n'
+        '        "backend": "TE",\n'
+        '        "fp8_format": "E4M3",\n'
+        '        "amax_history_len": 1\n'
+        "    }\n"
+        "}\n"
+    )
+    assert fixed("a.json", before) == (
+        "{\n"
+        '    "mixed_precision": "fp8",\n'
+        '    "fp8_config": {\n'
+        '        "backend": "TE",\n'
+        '        "fp8_format": "HYBRID",\n'
+        '        "amax_history_len": 1024,\n'
+        '        "amax_compute_algo": "max"\n'
+        "    }\n"
+        "}\n"
+    )
+
+
+def test_json_single_line() -> None:
+    before = '{"mixed_precision": "fp8", "fp8_config": {"backend": "TE", "amax_history_len": 1}}'
+    assert fixed("a.json", before) == (
+        '{"mixed_precision": "fp8", "fp8_config": {"backend": "TE", "amax_history_len": 1024, '
+        '"amax_compute_algo": "max"}}'
+    )
+
+
+@pytest.mark.parametrize(
+    ("before", "after"),
+    [
+        (
+            '{\n  "train_batch_size": 8,\n  "fp8": {"enabled": true},\n'
+            '  "bf16": {"enabled": true}\n}\n',
+            '{\n  "train_batch_size": 8,\n  "bf16": {"enabled": true}\n}\n',
+        ),
+        (
+            '{\n  "train_batch_size": 8,\n  "bf16": {"enabled": true},\n  "fp8": {\n'
+            '    "enabled": true\n  }\n}\n',
+            '{\n  "train_batch_size": 8,\n  "bf16": {"enabled": true}\n}\n',
+        ),
+        (
+            '{"train_batch_size": 8, "fp8": true, "bf16": {"enabled": true}}',
+            '{"train_batch_size": 8, "bf16": {"enabled": true}}',
+        ),
+    ],
+)
+def test_json_key_removal_keeps_commas_right(before: str, after: str) -> None:
+    assert fixed("ds.json", before) == after
+    json.loads(after)
+
+
+# ----------------------------------------------------------------------------- Python
+
+TE = "from transformer_engine.common.recipe import DelayedScaling, Format\n"
+
+
+def test_python_multiline_call_gets_one_keyword_per_line() -> None:
+    before = (
+        "from nemo.lightning.pytorch.plugins.mixed_precision import MegatronMixedPrecision\n"
+        "\n"
+        "plugin = MegatronMixedPrecision(\n"
+        '    precision="bf16-mixed",\n'
+        '    fp8="hybrid",\n'
+        "    fp8_recipe='tensorwise',\n"
+        "    first_last_layers_bf16=True,  # baseline recipe\n"
+        ")\n"
+    )
+    assert fixed("p.py", before) == (
+        "from nemo.lightning.pytorch.plugins.mixed_precision import MegatronMixedPrecision\n"
+        "\n"
+        "plugin = MegatronMixedPrecision(\n"
+        '    precision="bf16-mixed",\n'
+        '    fp8="hybrid",\n'
+        "    fp8_recipe='tensorwise',\n"
+        "    first_last_layers_bf16=True,\n"
+        "    num_layers_at_start_in_bf16=1,\n"
+        "    num_layers_at_end_in_bf16=1,  # baseline recipe\n"
+        ")\n"
+    )
+
+
+def test_python_single_line_and_empty_calls() -> None:
+    before = TE + "a = DelayedScaling(margin=0, amax_history_len=1)\nb = DelayedScaling()\n"
+    assert fixed("t.py", before) == (
+        TE + 'a = DelayedScaling(margin=0, amax_history_len=1024, amax_compute_algo="max")\n'
+        "b = DelayedScaling()\n"
+    )
+
+
+def test_python_values_keep_their_spelling() -> None:
+    before = TE + (
+        "r = DelayedScaling(\n    fp8_format=Format.E4M3,\n    amax_history_len=1024,\n"
+        "    amax_compute_algo='most_recent',\n    margin=-1,\n)\n"
+    )
+    assert fixed("t.py", before) == TE + (
+        "r = DelayedScaling(\n    fp8_format=Format.HYBRID,\n    amax_history_len=1024,\n"
+        "    amax_compute_algo='max',\n    margin=0,\n)\n"
+    )
+
+
+def test_python_keyword_removal() -> None:
+    before = TE + (
+        "r = DelayedScaling(amax_history_len=1024, interval=4)\n"
+        "s = DelayedScaling(\n    interval=8,\n    amax_history_len=1024,\n)\n"
+    )
+    assert fixed("t.py", before) == TE + (
+        "r = DelayedScaling(amax_history_len=1024)\n"
+        "s = DelayedScaling(\n    amax_history_len=1024,\n)\n"
+    )
+
+
+# ----------------------------------------------------------------------------- safety levels
+
+
+def test_value_from_an_anchor_is_fixed_at_the_anchor_only_as_unsafe() -> None:
+    before = (
+        "common: &hist 1\nMODEL_ARGS:\n  --fp8-format: hybrid\n  --fp8-amax-compute-algo: max\n"
+        "  --fp8-amax-history-len: *hist\n"
+    )
+    safe = fix_text("a.yaml", before, "yaml", RunSettings(), False)
+    assert safe.text == before and not safe.fixed
+    (d,) = [d for d in safe.remaining if d.code == "FP8101"]
+    assert d.fix is not None and d.fix.applicability.value == "unsafe"
+    assert "defined at line 1 and shared" in d.fix.message
+    assert fixed("a.yaml", before, unsafe=True) == before.replace("&hist 1", "&hist 1024")
+
+
+def test_unsafe_recipe_switch_needs_unsafe_fixes() -> None:
+    before = (
+        "MODEL_ARGS:\n  --fp8-format: hybrid\n  --first-last-layers-bf16: true\n"
+        "  --fp8-amax-history-len: 1024\n  --fp8-amax-compute-algo: max\n"
+    )
+    assert fix_text("m.yaml", before, "yaml", RunSettings(), False).text == before
+    assert fixed("m.yaml", before, unsafe=True) == before + "  --fp8-recipe: tensorwise\n"
+
+
+def test_display_only_fix_is_advice() -> None:
+    before = TE + (
+        "import transformer_engine.pytorch as te\nr = DelayedScaling()\n"
+        "with te.fp8_autocast(fp8_recipe=r, fp8_group=mpu.get_data_parallel_group()):\n"
+        "    pass\n"
+    )
+    result = fix_text("t.py", before, "python", RunSettings(), True)
+    assert result.text == before
+    (d,) = [d for d in result.remaining if d.code == "FP8301"]
+    assert d.fix is not None and d.fix.applicability.value == "display-only"
+    assert d.fix.edits == ()
+
+
+# ----------------------------------------------------------------------------- files and CLI
+
+RISKY = "MODEL_ARGS:\n  --fp8-format: hybrid\n"
+
+
+def test_fix_writes_in_place_keeping_mode_bom_and_encoding(tmp_path: Path) -> None:
+    a = tmp_path / "a.yaml"
+    a.write_bytes(b"\xef\xbb\xbf" + RISKY.encode())
+    a.chmod(0o640)
+    b = tmp_path / "b.yaml"
+    b.write_bytes(RISKY.encode("utf-16"))
+    r = run_cli("check", ".", "--fix", cwd=tmp_path)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "Fixed 2 findings." in r.stdout
+    assert a.read_bytes().startswith(b"\xef\xbb\xbf")
+    assert a.read_bytes()[3:].decode().endswith("  --fp8-amax-compute-algo: max\n")
+    assert stat.S_IMODE(a.stat().st_mode) == 0o640
+    assert b.read_bytes()[:2] == b"\xff\xfe"
+    assert "--fp8-amax-history-len: 1024" in b.read_bytes().decode("utf-16")
+    assert not [p for p in os.listdir(tmp_path) if p.startswith(".fp8lint-")]
+
+
+def test_diff_writes_nothing_and_exits_one(tmp_path: Path) -> None:
+    p = tmp_path / "a.yaml"
+    p.write_text(RISKY)
+    r = run_cli("check", ".", "--diff", cwd=tmp_path)
+    assert r.returncode == 1
+    assert r.stdout == (
+        "--- a/a.yaml\n+++ b/a.yaml\n@@ -1,2 +1,4 @@\n MODEL_ARGS:\n   --fp8-format: hybrid\n"
+        "+  --fp8-amax-history-len: 1024\n+  --fp8-amax-compute-algo: max\n"
+    )
+    assert p.read_text() == RISKY
+    p.write_text(RISKY + "  --fp8-amax-history-len: 1024\n  --fp8-amax-compute-algo: max\n")
+    assert run_cli("check", ".", "--diff", cwd=tmp_path).returncode == 0
+
+
+def test_show_fixes_and_exit_non_zero_on_fix(tmp_path: Path) -> None:
+    (tmp_path / "a.yaml").write_text(RISKY)
+    r = run_cli("check", ".", "--fix", "--show-fixes", "--exit-non-zero-on-fix", cwd=tmp_path)
+    assert r.returncode == 1
+    assert "Fixed 1 finding:\n- a.yaml:\n    1 x FP8101 (zero-headroom)\n" in r.stdout
+    again = run_cli("check", ".", "--fix", "--exit-non-zero-on-fix", cwd=tmp_path)
+    assert again.returncode == 0
+
+
+def test_text_output_marks_fixable_findings(tmp_path: Path) -> None:
+    (tmp_path / "a.yaml").write_text(
+        "MODEL_ARGS:\n  --fp8-format: hybrid\n  --first-last-layers-bf16: true\n"
+    )
+    r = run_cli("check", ".", cwd=tmp_path)
+    lines = r.stdout.splitlines()
+    assert any(line.startswith("a.yaml:2:17: FP8101 [*] [warning]") for line in lines)
+    assert any(line.startswith("a.yaml:3:29: FP8205 [error]") for line in lines)
+    assert "1 fixable with --fix." in lines
+    assert "(1 more fixable with --fix --unsafe-fixes.)" in lines
+
+
+def test_refused_fix_leaves_the_file_and_says_why(tmp_path: Path) -> None:
+    p = tmp_path / "a.yaml"
+    text = "mixed_precision: fp8\nfp8_config:\n  backend: TE\n  amax_history_length: 4\n"
+    p.write_text(text)
+    r = run_cli("check", ".", "--fix", cwd=tmp_path)
+    assert p.read_text() == text
+    assert "a.yaml: fix not applied: the fix would add a new FP8102 finding" in r.stderr
+    assert r.returncode == 1
+
+
+def test_fix_through_a_symlink_keeps_the_link(tmp_path: Path) -> None:
+    target = tmp_path / "real.yaml"
+    target.write_text(RISKY)
+    link = tmp_path / "link.yaml"
+    link.symlink_to(target)
+    run_cli("check", "link.yaml", "--fix", cwd=tmp_path)
+    assert link.is_symlink()
+    assert "--fp8-amax-history-len: 1024" in target.read_text()
+
+
+def test_wizard_key_at_accelerates_default_is_removed_not_renamed() -> None:
+    before = (
+        '{"mixed_precision": "fp8", "fp8_config": {"backend": "TE",\n'
+        ' "amax_compute_algorithm": "most_recent"}}\n'
+    )
+    assert (
+        fixed("a.json", before) == '{"mixed_precision": "fp8", "fp8_config": {"backend": "TE"}}\n'
+    )

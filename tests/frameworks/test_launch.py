@@ -1,0 +1,364 @@
+"""Launch scripts, Hydra overrides, effective configs across files, torchtitan TOML."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from fp8lint.documents.shell import parse
+from fp8lint.documents.text import SourceFile
+from fp8lint.engine import parse_file
+from fp8lint.frameworks.hydra import hydra_value
+
+from ..conftest import run_cli
+
+TORCHRUN = """#!/bin/bash
+# Megatron launch built from variables, a string and an array
+TP=4
+GPT_ARGS="--num-layers 24 --hidden-size 2048 --num-attention-heads 16 --swiglu"
+FP8_ARGS=(
+    --fp8-format hybrid
+    --fp8-amax-history-len 1   # short on purpose
+)
+torchrun --nproc_per_node 8 pretrain_gpt.py \\
+    $GPT_ARGS \\
+    --tensor-model-parallel-size $TP \\
+    --sequence-parallel \\
+    --micro-batch-size "$MBS" \\
+    --pipeline-model-parallel-size=${1} \\
+    "${FP8_ARGS[@]}"
+"""
+
+
+def write(root: Path, files: dict[str, str]) -> None:
+    for name, text in files.items():
+        p = root / name
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_text(text)
+
+
+def findings(root: Path, *paths: str) -> list[dict[str, object]]:
+    r = run_cli("check", *(paths or (".",)), "--output-format", "json", "--exit-zero", cwd=root)
+    assert r.returncode == 0 and "Traceback" not in r.stderr, r.stderr
+    data: list[dict[str, object]] = json.loads(r.stdout)
+    return data
+
+
+# ----------------------------------------------------------------------------- shell
+
+
+def test_shell_words_quotes_continuations_and_variables() -> None:
+    script = parse(
+        'A=1\nexport B="x y"\nC=( --p "q r" )\n'
+        "run.py --a $A --b $B \"$B\" '$A' ${C[@]} --u $UNSET \\\n  --last # comment\n"
+    )
+    (cmd,) = [c for c in script.commands if c[0].text == "run.py"]
+    texts = [(w.text, w.known) for w in cmd]
+    assert texts == [
+        ("run.py", True),
+        ("--a", True),
+        ("1", True),
+        ("--b", True),
+        ("x", True),
+        ("y", True),
+        ("x y", True),
+        ("$A", True),
+        ("--p", True),
+        ("q r", True),
+        ("--u", True),
+        ("$UNSET", False),
+        ("--last", True),
+    ]
+    # expanded words keep the span where their text is written
+    one = cmd[2]
+    assert script.text[one.start : one.end] == "1"
+
+
+def test_torchrun_script_builds_a_megatron_site() -> None:
+    file = SourceFile("train.sh", TORCHRUN)
+    (site,) = parse_file(file, "shell")
+    assert site.kind == "Megatron launch command (`pretrain_gpt.py`)"
+    assert site.enabled.value is True and site.enabled.span is not None
+    assert (site.enabled.span.line, site.enabled.span.column) == (6, 18)
+    assert site.amax_history_len.value == 1 and site.amax_history_len.span.line == 7  # type: ignore[union-attr]
+    assert site.tensor_parallel.value == 4
+    assert site.tensor_parallel.span.line == 3  # type: ignore[union-attr]  # TP=4
+    assert site.sequence_parallel.value is True
+    assert site.hidden_size.value == 2048 and site.gated_mlp.value is True
+    assert site.micro_batch_size.known is False  # "$MBS": not guessed
+    assert site.pipeline_parallel.known is False  # ${1}
+
+
+def test_torchrun_script_findings_and_fix(tmp_path: Path) -> None:
+    write(tmp_path, {"train.sh": TORCHRUN})
+    data = findings(tmp_path)
+    assert [(d["code"], d["location"]["row"]) for d in data] == [  # type: ignore[index]
+        ("FP8201", 6),
+        ("FP8101", 7),
+    ]
+    r = run_cli("check", ".", "--fix", cwd=tmp_path)
+    assert "Traceback" not in r.stderr
+    text = (tmp_path / "train.sh").read_text()
+    assert (
+        "    --fp8-amax-history-len 1024 --fp8-amax-compute-algo max   # short on purpose\n" in text
+    )
+    assert text.replace("1024 --fp8-amax-compute-algo max", "1") == TORCHRUN
+
+
+def test_legacy_flags_and_bare_flags() -> None:
+    text = "python pretrain_gpt.py --fp8-hybrid --fp8-margin=2 --fp8-interval 1 --bf16\n"
+    (site,) = parse_file(SourceFile("x.sh", text), "shell")
+    assert site.fmt.value is not None and site.fmt.value.value == "hybrid"
+    assert site.margin.value == 2 and site.interval.value == 1
+
+
+# ----------------------------------------------------------------------------- Hydra
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("True", True),
+        ("false", False),
+        ("null", None),
+        ("12", 12),
+        ("1e-3", 1e-3),
+        ("'max'", "max"),
+        ('"a b"', "a b"),
+        ("most_recent", "most_recent"),
+    ],
+)
+def test_hydra_value_grammar(text: str, value: object) -> None:
+    assert hydra_value(text) == (value, True)
+
+
+NEMO_BASE = (
+    "trainer:\n  devices: 8\n  num_nodes: 2\n"
+    "model:\n  transformer_engine: true\n  fp8: false\n  fp8_hybrid: true\n"
+    "  fp8_margin: 0\n  fp8_amax_history_len: 1\n  fp8_amax_compute_algo: most_recent\n"
+    "  tensor_model_parallel_size: 2\n"
+)
+
+
+def test_nemo_script_overrides_a_template_in_the_tree(tmp_path: Path) -> None:
+    write(
+        tmp_path,
+        {
+            "conf/gpt.yaml": NEMO_BASE,
+            "scripts/run.sh": (
+                "python megatron_gpt_pretraining.py --config-path=../conf --config-name=gpt \\\n"
+                "    model.fp8=True +model.sequence_parallel=true ~model.fp8_margin\n"
+            ),
+        },
+    )
+    data = findings(tmp_path)
+    assert [(d["filename"], d["location"]["row"], d["code"]) for d in data] == [  # type: ignore[index]
+        ("conf/gpt.yaml", 10, "FP8101"),
+    ]
+    message = str(data[0]["message"])
+    assert "effective config: conf/gpt.yaml > scripts/run.sh:1 (overrides)" in message
+    # the template alone is quiet (FP8 is off there)
+    assert findings(tmp_path, "conf/gpt.yaml") == []
+
+
+def test_three_level_defaults_chain(tmp_path: Path) -> None:
+    write(
+        tmp_path,
+        {
+            "conf/base.yaml": NEMO_BASE,
+            "conf/mid.yaml": "defaults:\n  - base\nmodel:\n  fp8_amax_history_len: 1024\n",
+            "conf/top.yaml": (
+                "defaults:\n  - mid\n  - _self_\nmodel:\n  fp8: true\n"
+                "  tensor_model_parallel_size: 3\n"
+            ),
+        },
+    )
+    data = findings(tmp_path)
+    rows = [(d["filename"], d["location"]["row"], d["code"]) for d in data]  # type: ignore[index]
+    # history 1024 (mid) with most_recent (base): each finding points at the winning value
+    assert ("conf/mid.yaml", 4, "FP8103") in rows
+    assert ("conf/base.yaml", 10, "FP8101") in rows
+    # TP 3 (top) does not divide 16 GPUs (base's trainer): reported where TP is written
+    assert ("conf/top.yaml", 6, "FP8305") in rows
+    assert all("conf/base.yaml > conf/mid.yaml > conf/top.yaml" in str(d["message"]) for d in data)
+    r = run_cli("show", "conf/top.yaml", cwd=tmp_path)
+    assert "layers (base first): conf/base.yaml > conf/mid.yaml > conf/top.yaml" in r.stdout
+    assert "written at conf/mid.yaml:4:25 `model.fp8_amax_history_len`" in r.stdout
+
+
+def test_defaults_cycle_is_a_clear_finding(tmp_path: Path) -> None:
+    write(
+        tmp_path,
+        {
+            "conf/a.yaml": "defaults:\n  - b\nmodel:\n  transformer_engine: true\n  fp8: true\n",
+            "conf/b.yaml": "defaults:\n  - a\nmodel:\n  fp8_hybrid: true\n",
+        },
+    )
+    data = findings(tmp_path)
+    cycles = [d for d in data if d["code"] == "FP8001"]
+    assert {d["filename"] for d in cycles} == {"conf/a.yaml", "conf/b.yaml"}
+    assert all("`defaults:` chain cycles" in str(d["message"]) for d in cycles)
+
+
+def test_launcher_selection_and_overrides(tmp_path: Path) -> None:
+    write(
+        tmp_path,
+        {
+            "launcher_scripts/conf/training/llama/llama2_70b.yaml": NEMO_BASE.replace(
+                "tensor_model_parallel_size: 2", "tensor_model_parallel_size: 4"
+            ),
+            "run_llama.sh": (
+                "HYDRA_FULL_ERROR=1 python3 launcher_scripts/main.py \\\n"
+                "    training=llama/llama2_70b \\\n"
+                "    training.model.fp8=True training.model.fp8_hybrid=True\n"
+            ),
+        },
+    )
+    data = findings(tmp_path)
+    assert [(d["filename"], d["location"]["row"], d["code"]) for d in data] == [  # type: ignore[index]
+        ("launcher_scripts/conf/training/llama/llama2_70b.yaml", 10, "FP8101"),
+    ]
+    assert "run_llama.sh:1 (overrides)" in str(data[0]["message"])
+
+
+# ----------------------------------------------------------------------------- TOML
+
+
+TITAN = (
+    '[model]\nname = "llama3"\nconverters = ["float8"]\n\n'
+    "[parallelism]\ntensor_parallel_degree = 8\n\n"
+    "[quantize.linear.float8]\nenable_fsdp_float8_all_gather = true\n"
+)
+
+
+def test_torchtitan_output_in_filter_or_not(tmp_path: Path) -> None:
+    write(
+        tmp_path,
+        {
+            "with_output.toml": TITAN + 'filter_fqns = ["output"]\n',
+            "without_output.toml": TITAN + 'filter_fqns = ["attention.wq"]\n',
+            "moe.toml": TITAN.replace('"llama3"', '"llama4"') + 'filter_fqns = ["output"]\n',
+            "mx.toml": '[model]\nname = "llama3"\nconverters = ["mx"]\n\n[quantize.linear.mx]\n'
+            'recipe_name = "mxfp8_cublas"\n',
+        },
+    )
+    data = findings(tmp_path)
+    assert [(d["filename"], d["location"]["row"], d["code"]) for d in data] == [  # type: ignore[index]
+        ("moe.toml", 10, "FP8203"),
+        ("without_output.toml", 10, "FP8202"),
+    ]
+
+
+def test_toml_syntax_error(tmp_path: Path) -> None:
+    write(tmp_path, {"bad.toml": '[model]\nconverters = ["float8"\n'})
+    (d,) = findings(tmp_path)
+    assert d["code"] == "FP8001" and d["location"]["row"] == 3  # type: ignore[index]
+
+
+def test_corpus_and_scripts_together(corpus: Path, tmp_path: Path) -> None:
+    """Real configs plus launch scripts that switch templates on: no crash, and every
+    finding that comes from a merged config names its layers."""
+    import shutil
+
+    tree = tmp_path / "tree"
+    shutil.copytree(corpus, tree)
+    launcher = "NVIDIA__NeMo-Framework-Launcher"
+    (tree / launcher / "conf" / "training" / "llama").mkdir(parents=True)
+    shutil.copy(
+        tree / launcher / "launcher_scripts__conf__training__llama__llama2_70b.yaml",
+        tree / launcher / "conf" / "training" / "llama" / "llama2_70b.yaml",
+    )
+    (tree / launcher / "run.sh").write_text(
+        "python3 main.py training=llama/llama2_70b training.model.fp8=True "
+        "training.model.fp8_hybrid=True\n"
+    )
+    data = findings(tree)
+    assert not [d for d in data if d["code"] == "FP8001"]
+    merged = [d for d in data if "run.sh:1 (overrides)" in str(d["message"])]
+    loud = [d for d in merged if d["severity"] != "info"]
+    assert [d["code"] for d in loud] == ["FP8101"]
+    assert str(loud[0]["filename"]).endswith("conf/training/llama/llama2_70b.yaml")
+    # every finding of the tree that is not from a single file names its layers
+    assert all(
+        "effective config:" in str(d["message"])
+        for d in data
+        if str(d["filename"]).endswith("conf/training/llama/llama2_70b.yaml")
+    )
+
+
+def test_launch_commands_inside_yaml_run_fields(tmp_path: Path) -> None:
+    write(
+        tmp_path,
+        {
+            "ci.yaml": (
+                "jobs:\n  train:\n    steps:\n      - name: smoke\n        run: |\n"
+                "          TP=2\n"
+                "          torchrun --nproc_per_node 8 pretrain_gpt.py \\\n"
+                "            --tensor-model-parallel-size $TP \\\n"
+                "            --fp8-format hybrid\n"
+                "  other:\n    script:\n"
+                '      - "python pretrain_gpt.py --fp8-format e4m3 --fp8-amax-history-len 1024'
+                ' --fp8-amax-compute-algo max"\n'
+            )
+        },
+    )
+    data = findings(tmp_path)
+    assert [(d["location"]["row"], d["location"]["column"], d["code"]) for d in data] == [  # type: ignore[index]
+        (9, 26, "FP8101"),
+        (12, 46, "FP8206"),
+    ]
+    run_cli("check", ".", "--fix", cwd=tmp_path)
+    text = (tmp_path / "ci.yaml").read_text()
+    assert "--fp8-format hybrid --fp8-amax-history-len 1024 --fp8-amax-compute-algo max\n" in text
+    assert '"python pretrain_gpt.py --fp8-format hybrid --fp8-amax-history-len 1024' in text
+    assert findings(tmp_path) == []
+
+
+def test_repeated_model_args_key_uses_the_last_block() -> None:
+    from fp8lint.engine import parse_file
+
+    text = "MODEL_ARGS:\n  --fp8-format: hybrid\nMODEL_ARGS:\n  --bf16: true\n"
+    (site,) = parse_file(SourceFile("m.yaml", text), "yaml")
+    assert site.enabled.value is False and site.span.line == 3
+
+
+def test_self_doubling_shell_variables_stay_bounded() -> None:
+    lines = ["V0=--fp8-format"] + [f'V{i}="$V{i - 1} $V{i - 1}"' for i in range(1, 40)]
+    script = parse("\n".join(lines) + "\npython pretrain_gpt.py $V39 hybrid\n")
+    (cmd,) = [c for c in script.commands if c[0].text == "python"]
+    assert len(cmd) <= 10_002
+
+
+def test_defaults_fan_out_merges_each_parent_once(tmp_path: Path) -> None:
+    files = {"c0.yaml": "model:\n  transformer_engine: true\n  fp8: false\n"}
+    for i in range(1, 9):
+        files[f"c{i}.yaml"] = "defaults:\n" + f"  - c{i - 1}\n" * 10 + "model:\n  x: 1\n"
+    write(tmp_path, files)
+    assert findings(tmp_path) == []
+
+
+def test_prefilter_ignores_samplers() -> None:
+    from fp8lint.engine import mentions_fp8, mentions_fp8_text
+
+    assert not mentions_fp8(b"from torch.utils.data import RandomSampler")
+    assert mentions_fp8(b'"msamp": {"enabled": true}')
+    assert mentions_fp8(b"FP8_FORMAT=hybrid")
+    assert mentions_fp8(b"r = transformer_engine.common.recipe.DELAYEDSCALING()")
+    assert mentions_fp8(b'{"recipe": "mx"}') and not mentions_fp8(b'{"recipe": "MX"}')
+    assert mentions_fp8(b"quant: NVFP4") and mentions_fp8(b"Float8LinearConfig")
+    assert not mentions_fp8(b"fp16 and bf16 only; float16 too; MSAMPLES=3")
+    assert mentions_fp8_text("# FP8 \u00e9t\u00e9") and not mentions_fp8_text("RandomSampler")
+
+
+def test_prefilter_matches_its_declared_words() -> None:
+    # the word lists document mentions_fp8 (and bench/floor.py copies them): keep them true
+    from fp8lint.engine import PREFILTER_ANY_CASE, PREFILTER_EXACT, mentions_fp8
+
+    for word in PREFILTER_ANY_CASE:
+        for form in (word, word.upper(), word.capitalize()):
+            assert mentions_fp8(b"x = " + form + b"\n"), form
+    for word in PREFILTER_EXACT:
+        assert mentions_fp8(b"x = " + word + b"\n") and not mentions_fp8(word.upper())
+    assert not mentions_fp8(b"".join(w[:-1] + b" " for w in PREFILTER_ANY_CASE + PREFILTER_EXACT))
