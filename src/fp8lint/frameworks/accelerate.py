@@ -35,6 +35,8 @@ from fp8lint.model import (
 
 LABEL = "Accelerate"
 TE = "Transformer Engine"
+# Accelerate (like TE's `Format` enum) spells formats in upper case: `HYBRID`, `E4M3`
+UPPER_CASE_FORMAT = frozenset({Framework.ACCELERATE})
 WIZARD_KEYS = {
     "amax_history_length": "amax_history_len",
     "amax_compute_algorithm": "amax_compute_algo",

@@ -12,7 +12,9 @@ is ignored there (`megatron_base_model.py`, `build_transformer_config`).
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import Any
 
+from fp8lint.documents.editing import Editor
 from fp8lint.documents.text import SourceFile
 from fp8lint.documents.tree import Document
 from fp8lint.frameworks.base import written
@@ -144,3 +146,19 @@ def from_tree(file: SourceFile, doc: Document) -> list[Fp8Site]:
     span = file.span(pair[0].start, pair[1].end)
     profile = replace(profile, edit=edit_info(file, doc, model, MODEL_TO_CONFIG))
     return [build_site(fields, profile, file.path, span, enabled=enabled, fmt=fmt, notes=notes)]
+
+
+def write_format(editor: Editor, site: Fp8Site, value: Any, raw: list[tuple[int, int, str]]) -> str:
+    """NeMo 1.x spells the format as two booleans, `fp8_e4m3` and `fp8_hybrid` (e4m3 wins when
+    both are true), so a new format rewrites or adds both."""
+    want = {"fp8_e4m3": value.value == "e4m3", "fp8_hybrid": value.value == "hybrid"}
+    text = editor.file.text
+    for key, flag in want.items():
+        span = editor.container.values.get(key)
+        if span is not None:
+            start, end = editor.range_of(span)
+            raw.append((start, end, editor.literal(flag, text[start:end])))
+        elif flag:
+            at, content = editor.insertion(key, editor.literal(flag, None))
+            raw.append((at, at, content))
+    return ""
