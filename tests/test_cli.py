@@ -327,3 +327,84 @@ def test_display_paths_per_folder_match_display_path(
         os.path.join(str(tmp_path), "a", "b", "..", "b", "x.yaml"),
     ):
         assert shown(path) == display_path(path), path
+
+
+# ----------------------------------------------------------------- files that are never read
+
+NOT_READ = "not checked: fp8lint reads only .bash, .json, .py, .sbatch, .sh, .slurm, .toml, "
+
+
+def test_a_file_named_but_not_read_is_said_on_stderr(tmp_path: Path) -> None:
+    write(tmp_path, "notes.txt", "fp8 --fp8-format hybrid\n")
+    (tmp_path / "empty").mkdir()
+    os.symlink(".", tmp_path / "empty" / "loop.yaml")  # a folder loop named like a config
+    for args in (["notes.txt"], ["/dev/stdin"]):
+        r = run_cli("check", *args, cwd=tmp_path)
+        assert r.returncode == 0
+        assert f"warning: {args[0]}: {NOT_READ}" in r.stderr
+        assert "warning: no files to check under the given paths" in r.stderr
+        shown = run_cli("show", *args, cwd=tmp_path)
+        assert f"warning: {args[0]}: {NOT_READ}" in shown.stderr  # check and show agree
+    for folder in ("empty", "empty/loop.yaml"):
+        r = run_cli("check", folder, cwd=tmp_path)
+        assert r.returncode == 0 and "All checks passed (0 files checked)." in r.stdout
+        assert "warning: no files to check under the given paths" in r.stderr
+        assert run_cli("check", folder, "-q", cwd=tmp_path).stderr == ""  # -q: findings only
+        shown = run_cli("show", folder, cwd=tmp_path)  # `show` takes files
+        assert shown.returncode == 2 and "is a directory" in shown.stderr
+    # a file that is read gets no such warning
+    write(tmp_path, "risky.yaml", RISKY)
+    r = run_cli("check", "risky.yaml", "notes.txt", cwd=tmp_path)
+    assert r.stderr.count("warning:") == 1 and "notes.txt" in r.stderr
+
+
+def test_show_files_lists_what_check_reads(tmp_path: Path) -> None:
+    write(tmp_path, "configs/a.yaml", RISKY)
+    write(tmp_path, "configs/job.sbatch", "echo hi\n")
+    write(tmp_path, "configs/notes.md", "fp8\n")
+    write(tmp_path, "configs/skip/b.yaml", RISKY)
+    write(tmp_path, "pyproject.toml", '[tool.fp8lint]\nexclude = ["configs/skip"]\n')
+    r = run_cli("check", "--show-files", "configs", "notes.txt", cwd=tmp_path)
+    assert r.returncode == 0
+    assert r.stdout.splitlines() == ["configs/a.yaml", "configs/job.sbatch"]
+    assert "warning: notes.txt: no such file or directory" in r.stderr
+    # pre-commit and the Action name files: --force-exclude applies exclusions to them
+    r = run_cli(
+        "check", "--show-files", "--force-exclude", "configs/skip/b.yaml", "configs/a.yaml",
+        cwd=tmp_path,
+    )  # fmt: skip
+    assert r.stdout.splitlines() == ["configs/a.yaml"]
+
+
+def test_stdin_with_a_file_name(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    def run(*args: str, text: str) -> subprocess.CompletedProcess[str]:
+        env = {k: v for k, v in os.environ.items() if k != "FP8LINT_DEBUG"}
+        return subprocess.run(
+            [sys.executable, "-m", "fp8lint", "check", *args],
+            input=text, capture_output=True, text=True, cwd=tmp_path, env=env, timeout=120,
+        )  # fmt: skip
+
+    r = run("-", "--stdin-filename", "configs/x.yaml", "--output-format", "concise", text=RISKY)
+    assert r.returncode == 1
+    assert r.stdout.startswith("configs/x.yaml:3:17: FP8101 [*] [warning]")
+    # --fix: the fixed text on stdout, the report on stderr
+    r = run("-", "--stdin-filename", "configs/x.yaml", "--fix", text=RISKY)
+    assert r.stdout == RISKY + "  --fp8-amax-history-len: 1024\n  --fp8-amax-compute-algo: max\n"
+    assert "Fixed 1 finding." in r.stderr and r.returncode == 0
+    r = run("-", "--stdin-filename", "configs/x.yaml", "--diff", text=RISKY)
+    assert r.returncode == 1 and r.stdout.startswith("--- a/configs/x.yaml\n+++ b/configs/x.yaml")
+    # nothing FP8 with --fix: the input comes back unchanged
+    assert run("-", "--stdin-filename", "a.yaml", "--fix", text="x: 1\n").stdout == "x: 1\n"
+    # the name decides the kind and the settings: exclusions apply with --force-exclude
+    write(tmp_path, "pyproject.toml", '[tool.fp8lint]\nextend-exclude = ["vendor"]\n')
+    r = run("-", "--stdin-filename", "vendor/x.yaml", "--force-exclude", text=RISKY)
+    assert r.returncode == 0 and "FP8101" not in r.stdout
+    r = run("-", "--stdin-filename", "notes.txt", text=RISKY)
+    assert r.returncode == 0 and f"warning: notes.txt: {NOT_READ}" in r.stderr
+    r = run("-", text=RISKY)
+    assert r.returncode == 2 and "--stdin-filename" in r.stderr
+    r = run("a.yaml", "--stdin-filename", "x.yaml", text="")
+    assert r.returncode == 2

@@ -96,6 +96,18 @@ def build_parser() -> argparse.ArgumentParser:
         help="print the resolved settings for the given file and exit",
     )
     check.add_argument(
+        "--stdin-filename",
+        default=None,
+        metavar="NAME",
+        help="with PATH `-`: read the file from standard input and check it as NAME (its "
+        "kind, its settings, NAME in the findings); with --fix the fixed text goes to stdout",
+    )
+    check.add_argument(
+        "--show-files",
+        action="store_true",
+        help="print the files that would be checked (after exclusions) and exit",
+    )
+    check.add_argument(
         "--force-exclude",
         action="store_true",
         help="apply `exclude` also to files named on the command line (for pre-commit)",
@@ -177,7 +189,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
 
     show = sub.add_parser("show", help="print the normalized FP8 sites of files")
-    show.add_argument("paths", nargs="+", metavar="FILE")
+    show.add_argument("paths", nargs="+", metavar="PATH")
     show.add_argument("--output-format", choices=("text", "json"), default="text")
 
     rule = sub.add_parser("rule", help="print a rule's documentation")
@@ -295,6 +307,8 @@ def cmd_check(args: argparse.Namespace) -> int:
     configs = Resolver(args.config)
     if args.show_settings:
         return show_settings(args, configs, settings)
+    if args.show_files:
+        return show_files(args, configs)
     main_cfg = configs.for_path(args.paths[0] if args.paths else ".")
     mode = None
     if args.fix or args.diff:
@@ -308,9 +322,33 @@ def cmd_check(args: argparse.Namespace) -> int:
         except OSError:  # no working directory, say: lint without a cache
             if os.environ.get("FP8LINT_DEBUG"):
                 raise
-    result = run(args.paths, settings, mode, configs, args.force_exclude, cache)
+    report_stream = sys.stdout
+    if args.paths == ["-"]:
+        if args.stdin_filename is None:
+            raise UsageError("`-` reads standard input: name its file with --stdin-filename")
+        from fp8lint.engine.runner import run_stdin
+
+        data = sys.stdin.buffer.read(settings.max_bytes + 1)
+        result, fixed_bytes = run_stdin(
+            data, args.stdin_filename, settings, mode, configs, args.force_exclude
+        )
+        if mode is not None and mode.write:
+            # ruff's convention: the fixed text on stdout, the report on stderr
+            sys.stdout.flush()
+            sys.stdout.buffer.write(fixed_bytes if fixed_bytes is not None else data)
+            sys.stdout.flush()
+            report_stream = sys.stderr
+    elif "-" in args.paths or args.stdin_filename is not None:
+        raise UsageError("--stdin-filename goes with the single PATH `-`")
+    else:
+        result = run(args.paths, settings, mode, configs, args.force_exclude, cache)
     for path, why in result.fix_failures:
         print(f"{path}: {why}", file=sys.stderr)
+    if not args.quiet:  # -q: findings only, as ruff's --quiet
+        for path, why in result.not_read:
+            print(f"warning: {path}: {why}", file=sys.stderr)
+        if result.files_seen == 0:
+            print("warning: no files to check under the given paths", file=sys.stderr)
     if args.write_baseline:
         from fp8lint.engine.baseline import write
 
@@ -361,7 +399,7 @@ def cmd_check(args: argparse.Namespace) -> int:
         except OSError as exc:
             raise UsageError(f"cannot write {args.output_file}: {exc.strerror or exc}") from None
     elif out:
-        sys.stdout.write(out)
+        report_stream.write(out)
     if args.exit_zero:
         return 0
     if args.exit_non_zero_on_fix and result.fixed:
@@ -372,6 +410,18 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 
 NEEDS_RULES = ("sarif",)
+
+
+def show_files(args: argparse.Namespace, configs: Any) -> int:
+    """`--show-files`: one path per line, the files `check` would read; files named on the
+    command line that it would not read are listed on stderr."""
+    from fp8lint.engine.runner import selected_files
+
+    chosen, skipped = selected_files(args.paths, configs, args.force_exclude)
+    for path, why in skipped:
+        print(f"warning: {path}: {why}", file=sys.stderr)
+    sys.stdout.write("".join(f"{path}\n" for path in chosen))
+    return 0
 
 
 def show_settings(args: argparse.Namespace, configs: Any, cli: Any) -> int:
@@ -461,30 +511,39 @@ def cmd_clean(args: argparse.Namespace) -> int:
 
 
 def cmd_show(args: argparse.Namespace) -> int:
+    """The normalized sites of files: the same selection as `check` makes among them, with
+    the same warnings for files it does not read.  A folder is not a FILE here (exit 2)."""
     import json
 
     from fp8lint.documents import kind_for
-    from fp8lint.engine import FileProblem, display_path, lint_text, read_text
+    from fp8lint.engine import FileProblem, lint_text, read_text
+    from fp8lint.engine.runner import selected_files
     from fp8lint.report.sites import render_sites
     from fp8lint.settings import RunSettings
 
     status = 0
     dumps: list[Any] = []
     for path in args.paths:
-        kind = kind_for(path)
-        shown = display_path(path)
-        if kind is None:
-            print(f"{shown}: not a file type fp8lint reads", file=sys.stderr)
+        if os.path.isdir(path):
+            print(f"{path}: is a directory; `fp8lint show` takes files", file=sys.stderr)
             status = 2
-            continue
+    chosen, skipped = selected_files(p for p in args.paths if not os.path.isdir(p))
+    for shown, why in skipped:
+        print(f"warning: {shown}: {why}", file=sys.stderr)
+    if not chosen and not status:
+        print("warning: no files to check under the given paths", file=sys.stderr)
+    for shown in chosen:
+        kind = kind_for(shown)
+        assert kind is not None
         try:
-            text = read_text(path, RunSettings().max_bytes)
+            text = read_text(shown, RunSettings().max_bytes)
         except FileProblem as exc:
             print(f"{shown}:{exc.line}:{exc.column}: {exc.message}", file=sys.stderr)
             status = 2
             continue
         if text is None:
-            print(f"{shown}: no FP8 settings")
+            if args.output_format != "json":
+                print(f"{shown}: no FP8 settings")
             continue
         diags, sites = lint_text(shown, text, kind, RunSettings())
         for d in diags:

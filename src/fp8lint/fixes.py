@@ -137,9 +137,18 @@ def verify(
     return None
 
 
-def write_atomic(path: str, text: str, encoding: str, bom: bytes) -> None:
+class FileChanged(Exception):
+    """The file's bytes are no longer the ones the fixes were computed from."""
+
+
+def write_atomic(
+    path: str, text: str, encoding: str, bom: bytes, expected: bytes | None = None
+) -> None:
     """Replace `path` by a temporary file in the same folder, keeping its permissions.  A
-    symbolic link stays a link: the file it points to is the one replaced."""
+    symbolic link stays a link: the file it points to is the one replaced.  With `expected`
+    (the bytes the fixes were computed from), the file is compared right before the rename,
+    and an edit made meanwhile (by an editor, another hook) is never overwritten: nothing is
+    written and `FileChanged` is raised."""
     path = os.path.realpath(path)
     if not os.access(path, os.W_OK):
         raise PermissionError(f"{path} is read-only")
@@ -153,6 +162,10 @@ def write_atomic(path: str, text: str, encoding: str, bom: bytes) -> None:
             fh.flush()
             os.fsync(fh.fileno())
         os.chmod(tmp, mode)
+        if expected is not None:
+            with open(path, "rb") as current:
+                if current.read(len(expected) + 1) != expected:
+                    raise FileChanged(path)
         os.replace(tmp, path)
     except BaseException:
         if os.path.exists(tmp):

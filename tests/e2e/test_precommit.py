@@ -3,13 +3,49 @@
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 from pathlib import Path
 
 import pytest
+import yaml
+
+from fp8lint.documents import KINDS
 
 from ..conftest import ROOT
+
+# one risky file of every kind `fp8lint check` reads, each with the finding it must get
+RISKY_ONE_LINE_SHELL = "torchrun pretrain_gpt.py --fp8-format hybrid\n"
+EVERY_KIND = {
+    "risky.yml": ("MODEL_ARGS:\n  --fp8-format: hybrid\n", "risky.yml:2:17: FP8101"),
+    "ACCEL.JSON": (
+        '{"mixed_precision": "fp8", "fp8_config": {"backend": "TE", "amax_history_len": 1}}\n',
+        "ACCEL.JSON:1:80: FP8101",
+    ),
+    "titan.toml": ('[model]\nconverters = ["float8"]\n', "titan.toml:2:14: FP8202"),
+    "recipe.py": (
+        "import transformer_engine.common.recipe as recipe\n"
+        "r = recipe.DelayedScaling(margin=0, amax_history_len=1)\n",
+        "recipe.py:2:54: FP8101",
+    ),
+    "train.sh": (RISKY_ONE_LINE_SHELL, "train.sh:1:39: FP8101"),
+    "train.bash": (RISKY_ONE_LINE_SHELL, "train.bash:1:39: FP8101"),
+    "job.slurm": (RISKY_ONE_LINE_SHELL, "job.slurm:1:39: FP8101"),
+    "job.sbatch": (RISKY_ONE_LINE_SHELL, "job.sbatch:1:39: FP8101"),
+}
+
+
+def test_the_hooks_select_exactly_the_files_fp8lint_reads() -> None:
+    hooks = yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text())
+    assert {h["id"] for h in hooks} == {"fp8lint", "fp8lint-fix"}
+    for hook in hooks:
+        pattern = re.compile(hook["files"])
+        assert "types_or" not in hook and hook["types"] == ["file"]
+        for ext in KINDS:
+            assert pattern.search(f"dir/name{ext}") and pattern.search(f"NAME{ext.upper()}")
+        for other in ("notes.txt", "a.yaml.bak", "yaml", "a.pyc", "Makefile", "a.jsonl"):
+            assert not pattern.search(other), other
 
 
 def git(cwd: Path, *args: str) -> None:
@@ -29,6 +65,8 @@ def test_pre_commit_try_repo(tmp_path: Path) -> None:
         "  --fp8-amax-history-len: 1024\n  --fp8-amax-compute-algo: max\n"
     )
     (repo / "notes.txt").write_text("fp8 --fp8-format: hybrid\n")
+    for name, (text, _) in EVERY_KIND.items():
+        (repo / name).write_text(text)  # never executable: pre-commit's `shell` type misses it
     git(repo, "add", ".")
     env = dict(os.environ, PRE_COMMIT_HOME=str(tmp_path / "cache"))
     r = subprocess.run(
@@ -42,8 +80,12 @@ def test_pre_commit_try_repo(tmp_path: Path) -> None:
     out = r.stdout + r.stderr
     assert r.returncode == 1, out
     assert "risky.yaml:2:17: FP8101 [*] [warning]" in out
+    for name, (_, finding) in EVERY_KIND.items():
+        assert finding in out, name
     assert "good.yaml" not in out.replace("Found", "")
     assert "notes.txt" not in out
+    for name in EVERY_KIND:
+        (repo / name).unlink()
 
     (repo / "risky.yaml").write_text((repo / "good.yaml").read_text())
     r = subprocess.run(

@@ -379,3 +379,35 @@ def test_wizard_key_at_accelerates_default_is_removed_not_renamed() -> None:
     assert (
         fixed("a.json", before) == '{"mixed_precision": "fp8", "fp8_config": {"backend": "TE"}}\n'
     )
+
+
+def test_an_edit_made_while_fixing_is_never_overwritten(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Someone appends a line while `--fix` computes its fixes: the file keeps that line,
+    nothing is written, the run says so on stderr and exits 1."""
+    from fp8lint import engine
+    from fp8lint.cli import main
+
+    risky = tmp_path / "risky.yaml"
+    risky.write_text("MODEL_ARGS:\n  --fp8-format: hybrid\n")
+    real = engine.runner.fix_text
+
+    def slow_fix(*args: object, **kw: object) -> object:
+        out = real(*args, **kw)  # type: ignore[arg-type]
+        with open(risky, "a") as fh:
+            fh.write("  --seq-length: 4096\n")
+        return out
+
+    monkeypatch.setattr(engine.runner, "fix_text", slow_fix)
+    code = main(["check", "--fix", str(risky)])
+    _, err = capsys.readouterr()
+    assert risky.read_text() == "MODEL_ARGS:\n  --fp8-format: hybrid\n  --seq-length: 4096\n"
+    assert code == 1
+    assert "the file changed while it was being fixed; nothing was written" in err
+    assert not list(tmp_path.glob(".fp8lint-*"))  # no temporary file left behind
+    # unchanged meanwhile: the same run writes the fix
+    monkeypatch.setattr(engine.runner, "fix_text", real)
+    assert main(["check", "--fix", str(risky)]) == 0
+    assert "--fp8-amax-history-len: 1024" in risky.read_text()
+    assert "--seq-length: 4096" in risky.read_text()

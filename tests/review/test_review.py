@@ -215,10 +215,11 @@ def test_action_yml() -> None:
         "sarif": "false",
         "review": "true",
         "fail-on": "warning",
-        "version": "fp8lint",
-    }
+    }  # no `version`: installing a package by name would take whoever owns the name
     steps = action["runs"]["steps"]
     assert all("shell" in s for s in steps if "run" in s)
+    install = next(s for s in steps if s["name"] == "Install fp8lint")
+    assert install["run"] == 'python3 -m pip install --quiet "$GITHUB_ACTION_PATH"'
     text = json.dumps(steps)
     assert "github/codeql-action/upload-sarif@v3" in text
     assert "fp8lint review" in text and "--output-format github" in text

@@ -170,11 +170,15 @@ def read_bytes(path: str, max_bytes: int) -> tuple[bytes, os.stat_result]:
     except OSError as exc:
         raise FileProblem(f"cannot read: {exc.strerror or exc}") from None
     if len(data) > max_bytes:
-        raise FileProblem(
-            f"file too large: over {human_size(max_bytes)} (not read; raise the limit with "
-            "--max-file-size or `max-file-size`)"
-        )
+        raise FileProblem(too_large(max_bytes))
     return data, info
+
+
+def too_large(max_bytes: int) -> str:
+    return (
+        f"file too large: over {human_size(max_bytes)} (not read; raise the limit with "
+        "--max-file-size or `max-file-size`)"
+    )
 
 
 def human_size(n: int) -> str:

@@ -12,7 +12,7 @@ from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from fp8lint.diagnostics import PARSE_ERROR, Diagnostic
-from fp8lint.documents import kind_for
+from fp8lint.documents import KINDS, kind_for
 from fp8lint.engine.files import (
     Decoded,
     DisplayPaths,
@@ -21,7 +21,7 @@ from fp8lint.engine.files import (
     discover,
     display_path,
     read_bytes,
-    read_file,
+    too_large,
 )
 from fp8lint.engine.limits import Timeout, bounded, guarded, quietly, time_limit, timeout_message
 from fp8lint.engine.lint import fix_text, lint_text, preload, problem
@@ -41,6 +41,32 @@ class RunResult:
     fixed: list[Diagnostic] = field(default_factory=list)
     diffs: list[str] = field(default_factory=list)
     fix_failures: list[tuple[str, str]] = field(default_factory=list)
+    # files named on the command line that fp8lint does not read: (shown path, why)
+    not_read: list[tuple[str, str]] = field(default_factory=list)
+
+
+NOT_A_CONFIG = "not checked: fp8lint reads only " + ", ".join(sorted(KINDS)) + " files"
+
+
+def selected_files(
+    paths: Iterable[str], configs: Resolver | None = None, force_exclude: bool = False
+) -> tuple[list[str], list[tuple[str, str]]]:
+    """What `check` would read under `paths` (shown paths, in its order) and the files named
+    on the command line that it would not: `fp8lint check --show-files`, which the GitHub
+    Action uses to pick the changed files to lint."""
+    per_file = SettingsCache(RunSettings(), configs)
+    shown_of = DisplayPaths()
+    chosen: list[str] = []
+    skipped: list[tuple[str, str]] = []
+    for path, explicit in discover(paths, per_file.excluded if configs else None, force_exclude):
+        shown = display_path(path) if explicit else shown_of(path)
+        if explicit and not os.path.exists(path):
+            skipped.append((shown, "no such file or directory"))
+        elif kind_for(path) is not None:
+            chosen.append(shown)
+        elif explicit:
+            skipped.append((shown, NOT_A_CONFIG))
+    return chosen, skipped
 
 
 def run(
@@ -72,6 +98,8 @@ def run(
             elif explicit and os.path.isdir(path):
                 kind = "dir"
             else:
+                if explicit:
+                    result.not_read.append((shown, NOT_A_CONFIG))
                 continue
         result.files_seen += 1
         if kind in ("missing", "dir"):
@@ -85,7 +113,8 @@ def run(
             continue
         if fix is not None:
             try:
-                decoded = read_file(path, settings.max_bytes)
+                data, _ = read_bytes(path, settings.max_bytes)
+                decoded = decode(data)
             except FileProblem as exc:
                 if parse_enabled:
                     result.diagnostics.append(problem(shown, exc.message, exc.line, exc.column))
@@ -93,7 +122,7 @@ def run(
             if decoded is None:
                 continue
             result.files_parsed += 1
-            work = partial(_fix_one, path, shown, decoded, kind, settings, fix, result)
+            work = partial(_fix_one, path, shown, data, decoded, kind, settings, fix, result)
             result.diagnostics.extend(_kept(guarded(shown, work), parse_enabled))
             continue
         probe = None if cache is None else quietly(partial(cache.probe, path, shown, settings))
@@ -141,6 +170,61 @@ def run(
 POOL_MIN_FILES = 16  # below this, starting worker processes costs more than it saves
 # from this many files on, worker processes read and prefilter too, not only parse
 READ_POOL_MIN_FILES = 256
+
+
+def run_stdin(
+    data: bytes,
+    name: str,
+    cli: RunSettings,
+    fix: FixMode | None = None,
+    configs: Resolver | None = None,
+    force_exclude: bool = False,
+) -> tuple[RunResult, bytes | None]:
+    """`check -` with `--stdin-filename NAME`: the text on standard input, linted as the file
+    NAME would be (its kind, its settings, NAME in the findings).  With a fix mode, the second
+    value is the fixed text (the input itself when nothing changed), to go to stdout as ruff
+    does; None when the input was not checked."""
+    result = RunResult()
+    per_file = SettingsCache(cli, configs)
+    shown = display_path(name)
+    if force_exclude and configs is not None and per_file.excluded(name, True):
+        return result, data
+    kind = kind_for(name)
+    if kind is None:
+        result.not_read.append((shown, NOT_A_CONFIG))
+        return result, None
+    settings = per_file.settings(name, True)
+    parse_enabled = settings.selection.enabled(PARSE_ERROR[0], PARSE_ERROR[1], True)
+    result.files_seen = 1
+    try:
+        if len(data) > settings.max_bytes:
+            raise FileProblem(too_large(settings.max_bytes))
+        decoded = decode(data)
+    except FileProblem as exc:
+        found = [problem(shown, exc.message, exc.line, exc.column)]
+        result.diagnostics = _kept(found, parse_enabled)
+        return result, None
+    if decoded is None:
+        return result, data
+    result.files_parsed = 1
+    preload(kind)
+    if fix is None:
+        work = partial(_first, lint_text, shown, decoded.text, kind, settings)
+        result.diagnostics = _kept(bounded(shown, settings.file_timeout, work)[0], parse_enabled)
+        return result, None
+    try:
+        with time_limit(settings.file_timeout):
+            outcome = fix_text(shown, decoded.text, kind, settings, fix.unsafe)
+    except Timeout:
+        result.diagnostics = [problem(shown, timeout_message(settings.file_timeout))]
+        return result, data
+    if outcome.failure is not None:
+        result.fix_failures.append((shown, outcome.failure))
+    result.fixed = list(outcome.fixed)
+    result.diagnostics = _kept(outcome.remaining, parse_enabled)
+    if outcome.changed and not fix.write:
+        result.diffs.append(_diff(shown, decoded.text, outcome.text))
+    return result, decoded.bom + outcome.text.encode(decoded.encoding)
 
 
 @dataclass(frozen=True)
@@ -284,16 +368,16 @@ def _lint_all(jobs: list[Job]) -> Iterator[tuple[list[Diagnostic], list[Dependen
 def _fix_one(
     path: str,
     shown: str,
+    data: bytes,
     decoded: Decoded,
     kind: str,
     settings: RunSettings,
     mode: FixMode,
     result: RunResult,
 ) -> list[Diagnostic]:
-    """Fix one file (or diff it); returns the findings that remain."""
-    import difflib
-
-    from fp8lint.fixes import write_atomic
+    """Fix one file (or diff it); returns the findings that remain.  `data` are the bytes the
+    fixes are computed from: a file that no longer holds them is not written."""
+    from fp8lint.fixes import FileChanged, write_atomic
 
     preload(kind)
     try:
@@ -306,24 +390,36 @@ def _fix_one(
     if outcome.changed:
         if mode.write:
             try:
-                write_atomic(path, outcome.text, decoded.encoding, decoded.bom)
-            except OSError as exc:
-                result.fix_failures.append((shown, f"cannot write the fixed file: {exc}"))
+                write_atomic(path, outcome.text, decoded.encoding, decoded.bom, expected=data)
+            except (OSError, FileChanged) as exc:
+                why = (
+                    "the file changed while it was being fixed; nothing was written (run "
+                    "fp8lint again)"
+                    if isinstance(exc, FileChanged)
+                    else f"cannot write the fixed file: {exc}"
+                )
+                result.fix_failures.append((shown, why))
                 try:
                     with time_limit(settings.file_timeout):
                         return lint_text(shown, decoded.text, kind, settings)[0]
                 except Timeout:
                     return [problem(shown, timeout_message(settings.file_timeout))]
         else:
-            diff = difflib.unified_diff(
-                decoded.text.splitlines(keepends=True),
-                outcome.text.splitlines(keepends=True),
-                fromfile=shown if os.path.isabs(shown) else f"a/{shown}",
-                tofile=shown if os.path.isabs(shown) else f"b/{shown}",
-            )
-            result.diffs.append("".join(_ensure_newlines(diff)))
+            result.diffs.append(_diff(shown, decoded.text, outcome.text))
         result.fixed.extend(outcome.fixed)
     return outcome.remaining
+
+
+def _diff(shown: str, before: str, after: str) -> str:
+    import difflib
+
+    diff = difflib.unified_diff(
+        before.splitlines(keepends=True),
+        after.splitlines(keepends=True),
+        fromfile=shown if os.path.isabs(shown) else f"a/{shown}",
+        tofile=shown if os.path.isabs(shown) else f"b/{shown}",
+    )
+    return "".join(_ensure_newlines(diff))
 
 
 def _ensure_newlines(lines: Iterable[str]) -> Iterator[str]:
