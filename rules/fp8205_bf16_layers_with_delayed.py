@@ -5,11 +5,10 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from fp8lint.rules.fp8201_per_tensor_outlier_layers import MEGATRON_STACKS
-
 from fp8lint.diagnostics import Applicability, Severity
 from fp8lint.model import Fp8Site, Recipe
 from fp8lint.rule import Example, Finding, FixPlan, Rule, SetValue, explain, where
+from fp8lint.rules.fp8201_per_tensor_outlier_layers import MEGATRON_STACKS
 
 
 class Bf16LayersWithDelayed(Rule):

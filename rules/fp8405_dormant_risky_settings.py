@@ -5,11 +5,10 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from fp8lint.rules.fp8101_zero_headroom import zero_headroom_cause
-
 from fp8lint.diagnostics import Severity
 from fp8lint.model import Fp8Site
 from fp8lint.rule import Example, Finding, Rule, explain, where
+from fp8lint.rules.fp8101_zero_headroom import zero_headroom_cause
 
 
 class DormantRiskySettings(Rule):

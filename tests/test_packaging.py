@@ -74,7 +74,8 @@ def test_fp8lint_rule_from_the_wheel_reads_the_page(wheel: Path, tmp_path: Path)
     deps = [sysconfig.get_paths()["purelib"], sysconfig.get_paths()["platlib"]]
     code = (
         "import sys; sys.path[:0] = sys.argv[1:]; import fp8lint.rules as r; "
-        "print(r.__file__); from fp8lint.cli import main; raise SystemExit(main(['rule', 'FP8101']))"
+        "print(r.__file__); from fp8lint.cli import main; "
+        "raise SystemExit(main(['rule', 'FP8101']))"
     )
     r = subprocess.run(
         [sys.executable, "-S", "-c", code, str(target), *deps],

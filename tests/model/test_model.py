@@ -12,13 +12,13 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from fp8lint.rules import all_rules
 from pydantic import ValidationError
 
 from fp8lint.documents import kind_for
 from fp8lint.documents.text import ParseError, SourceFile
 from fp8lint.engine import parse_file
 from fp8lint.model import Fp8Site, Setting
+from fp8lint.rules import all_rules
 
 from ..conftest import CORPUS, ROOT
 

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import pytest
-from fp8lint.rules import all_rules
 
 from fp8lint.rule import Example, Rule
+from fp8lint.rules import all_rules
 
 from ..conftest import lint
 
