@@ -4,20 +4,53 @@
 This folder is `rules/` at the top of the repository and is installed as the package
 `fp8lint.rules` (a setuptools `package-dir` mapping), pages included as package data.
 Discovery is by module name, so adding a rule means adding one module and its page; the
-meta-tests check that every rule has a page and every page a rule.  Importing this package
-imports no rule: reading pages stays cheap.
+meta-tests check that every rule has a page and every page a rule (or an engine code, below).
+Importing this package imports no rule: reading pages stays cheap.
 """
 
 from __future__ import annotations
 
 import importlib
 import pkgutil
+from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
 from typing import TYPE_CHECKING
 
+from fp8lint.diagnostics import Applicability, Severity
+
 if TYPE_CHECKING:
     from fp8lint.rule import Rule
+
+
+@dataclass(frozen=True)
+class EngineCode:
+    """A code the engine reports itself, with no rule class: it has a page here all the same,
+    and these attributes (the same names as a rule class's) feed the generated docs."""
+
+    code: str
+    name: str
+    severity: Severity
+    summary: str
+    fix: Applicability | None
+    severity_note: str = ""
+    default_enabled: bool = True
+
+
+# FP8001 comes from reading and parsing (engine/lint.py, engine/files.py), FP8002 from the
+# suppression pass (engine/suppress.py); the page tests check both against what the engine emits
+ENGINE_CODES: tuple[EngineCode, ...] = (
+    EngineCode(
+        "FP8001", "parse-error", Severity.ERROR, "A file that cannot be read or parsed", None
+    ),
+    EngineCode(
+        "FP8002",
+        "unused-suppression",
+        Severity.WARNING,
+        "A suppression comment that suppresses nothing",
+        Applicability.SAFE,
+    ),
+)
 
 
 @lru_cache(maxsize=1)

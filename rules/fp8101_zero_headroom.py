@@ -26,6 +26,7 @@ class ZeroHeadroom(Rule):
     code = "FP8101"
     name = "zero-headroom"
     severity = Severity.WARNING
+    fix = Applicability.SAFE
     summary = (
         "Delayed scaling with margin 0 and a one-step reference amax clips every amax increase"
     )
@@ -50,24 +51,42 @@ class ZeroHeadroom(Rule):
             "megatron_defaults.yaml",
             "MODEL_ARGS:\n  --bf16: true\n  --fp8-format: hybrid\n",
             lines=(3,),
+            fixed=(
+                "MODEL_ARGS:\n  --bf16: true\n  --fp8-format: hybrid\n"
+                "  --fp8-amax-history-len: 1024\n  --fp8-amax-compute-algo: max\n"
+            ),
         ),
         Example(
             "nemo.yaml",
             "model:\n  transformer_engine: true\n  fp8: true\n  fp8_hybrid: true\n"
             "  fp8_margin: 0\n  fp8_amax_history_len: 1\n  fp8_amax_compute_algo: most_recent\n",
             lines=(7,),
+            fixed=(
+                "model:\n  transformer_engine: true\n  fp8: true\n  fp8_hybrid: true\n"
+                "  fp8_margin: 0\n  fp8_amax_history_len: 1024\n  fp8_amax_compute_algo: max\n"
+            ),
         ),
         Example(
             "te.py",
             "import transformer_engine.common.recipe as recipe\n"
             "r = recipe.DelayedScaling(margin=0, amax_history_len=1)\n",
             lines=(2,),
+            fixed=(
+                "import transformer_engine.common.recipe as recipe\n"
+                "r = recipe.DelayedScaling(margin=0, amax_history_len=1024, "
+                'amax_compute_algo="max")\n'
+            ),
         ),
         Example(
             "accelerate.json",
             '{"mixed_precision": "fp8",\n "fp8_config": {"backend": "TE",'
             ' "amax_history_len": 1}}\n',
             lines=(2,),
+            fixed=(
+                '{"mixed_precision": "fp8",\n'
+                ' "fp8_config": {"backend": "TE", "amax_history_len": 1024,'
+                ' "amax_compute_algo": "max"}}\n'
+            ),
         ),
     )
 

@@ -14,6 +14,7 @@ class ShortAmaxHistory(Rule):
     code = "FP8102"
     name = "short-amax-history"
     severity = Severity.INFO
+    fix = Applicability.SAFE
     summary = "Delayed scaling with `max` over a short amax history"
     options = (
         Option(
@@ -41,12 +42,20 @@ class ShortAmaxHistory(Rule):
             "MODEL_ARGS:\n  --fp8-format: hybrid\n  --fp8-amax-history-len: 4\n"
             "  --fp8-amax-compute-algo: max\n",
             lines=(3,),
+            fixed=(
+                "MODEL_ARGS:\n  --fp8-format: hybrid\n  --fp8-amax-history-len: 1024\n"
+                "  --fp8-amax-compute-algo: max\n"
+            ),
         ),
         Example(
             "te4.py",
             "from transformer_engine.common.recipe import DelayedScaling\n"
             "r = DelayedScaling(amax_history_len=4)\n",
             lines=(2,),
+            fixed=(
+                "from transformer_engine.common.recipe import DelayedScaling\n"
+                "r = DelayedScaling(amax_history_len=1024)\n"
+            ),
         ),
         Example(
             "opt.yaml",
@@ -54,6 +63,10 @@ class ShortAmaxHistory(Rule):
             "  --fp8-amax-compute-algo: max\n",
             lines=(3,),
             options={"min-amax-history-len": 64},
+            fixed=(
+                "MODEL_ARGS:\n  --fp8-format: hybrid\n  --fp8-amax-history-len: 1024\n"
+                "  --fp8-amax-compute-algo: max\n"
+            ),
         ),
     )
 

@@ -14,6 +14,7 @@ class AmaxHistoryUnused(Rule):
     code = "FP8103"
     name = "amax-history-unused"
     severity = Severity.INFO
+    fix = Applicability.SAFE
     summary = "`most_recent` with an amax history longer than 1: the window does nothing"
     valid = (
         Example(
@@ -31,12 +32,20 @@ class AmaxHistoryUnused(Rule):
             "mr.yaml",
             "MODEL_ARGS:\n  --fp8-format: hybrid\n  --fp8-amax-history-len: 1024\n",
             lines=(3,),
+            fixed=(
+                "MODEL_ARGS:\n  --fp8-format: hybrid\n  --fp8-amax-history-len: 1024\n"
+                "  --fp8-amax-compute-algo: max\n"
+            ),
         ),
         Example(
             "te.py",
             "from transformer_engine.common.recipe import DelayedScaling\n"
             "r = DelayedScaling(amax_history_len=64, amax_compute_algo='most_recent')\n",
             lines=(2,),
+            fixed=(
+                "from transformer_engine.common.recipe import DelayedScaling\n"
+                "r = DelayedScaling(amax_history_len=64, amax_compute_algo='max')\n"
+            ),
         ),
     )
 

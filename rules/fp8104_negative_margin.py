@@ -14,6 +14,7 @@ class NegativeMargin(Rule):
     code = "FP8104"
     name = "negative-margin"
     severity = Severity.ERROR
+    fix = Applicability.SAFE
     summary = "Negative margin: the scale overshoots FP8_MAX on every step"
     valid = (
         Example(
@@ -28,12 +29,20 @@ class NegativeMargin(Rule):
             "MODEL_ARGS:\n  --fp8-format: hybrid\n  --fp8-margin: -1\n"
             "  --fp8-amax-history-len: 1024\n  --fp8-amax-compute-algo: max\n",
             lines=(3,),
+            fixed=(
+                "MODEL_ARGS:\n  --fp8-format: hybrid\n  --fp8-margin: 0\n"
+                "  --fp8-amax-history-len: 1024\n  --fp8-amax-compute-algo: max\n"
+            ),
         ),
         Example(
             "te.py",
             "from transformer_engine.common.recipe import DelayedScaling\n"
             "r = DelayedScaling(margin=-2)\n",
             lines=(2,),
+            fixed=(
+                "from transformer_engine.common.recipe import DelayedScaling\n"
+                "r = DelayedScaling(margin=0)\n"
+            ),
         ),
     )
 

@@ -25,6 +25,7 @@ class MarginBelowPolicy(Rule):
     code = "FP8106"
     name = "margin-below-policy"
     severity = Severity.WARNING
+    fix = Applicability.UNSAFE
     summary = "Delayed-scaling margin below the configured `min-margin` (not selected by default)"
     default_enabled = False
     options = (Option("min-margin", int, 2, "smallest margin the team accepts"),)
@@ -42,12 +43,22 @@ class MarginBelowPolicy(Rule):
             "MODEL_ARGS:\n  --fp8-format: hybrid\n  --fp8-amax-history-len: 1024\n"
             "  --fp8-amax-compute-algo: max\n",
             lines=(2,),
+            fixed=(
+                "MODEL_ARGS:\n  --fp8-format: hybrid\n  --fp8-amax-history-len: 1024\n"
+                "  --fp8-amax-compute-algo: max\n  --fp8-margin: 2\n"
+            ),
+            unsafe=True,
         ),
         Example(
             "m1.py",
             "from transformer_engine.common.recipe import DelayedScaling\n"
             "r = DelayedScaling(margin=1)\n",
             lines=(2,),
+            fixed=(
+                "from transformer_engine.common.recipe import DelayedScaling\n"
+                "r = DelayedScaling(margin=2)\n"
+            ),
+            unsafe=True,
         ),
     )
 

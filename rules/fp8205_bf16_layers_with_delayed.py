@@ -15,6 +15,7 @@ class Bf16LayersWithDelayed(Rule):
     code = "FP8205"
     name = "bf16-layers-with-delayed"
     severity = Severity.ERROR
+    fix = Applicability.UNSAFE
     summary = "First/last BF16 layers with delayed scaling: Megatron raises at launch"
     valid = (
         Example(
@@ -29,6 +30,12 @@ class Bf16LayersWithDelayed(Rule):
             "MODEL_ARGS:\n  --fp8-format: hybrid\n  --first-last-layers-bf16: true\n"
             "  --fp8-amax-history-len: 1024\n  --fp8-amax-compute-algo: max\n",
             lines=(3,),
+            fixed=(
+                "MODEL_ARGS:\n  --fp8-format: hybrid\n  --first-last-layers-bf16: true\n"
+                "  --fp8-amax-history-len: 1024\n  --fp8-amax-compute-algo: max\n"
+                "  --fp8-recipe: tensorwise\n"
+            ),
+            unsafe=True,
         ),
         Example(
             "nemo2.py",
@@ -37,6 +44,14 @@ class Bf16LayersWithDelayed(Rule):
             "fp8='hybrid',\n    fp8_recipe='delayed', first_last_layers_bf16=True,\n"
             "    num_layers_at_start_in_bf16=1, num_layers_at_end_in_bf16=1)\n",
             lines=(3,),
+            fixed=(
+                "from nemo.lightning.pytorch.plugins.mixed_precision import "
+                "MegatronMixedPrecision\n"
+                "plugin = MegatronMixedPrecision(precision='bf16-mixed', fp8='hybrid',\n"
+                "    fp8_recipe='tensorwise', first_last_layers_bf16=True,\n"
+                "    num_layers_at_start_in_bf16=1, num_layers_at_end_in_bf16=1)\n"
+            ),
+            unsafe=True,
         ),
     )
 

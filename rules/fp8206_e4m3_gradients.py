@@ -14,6 +14,8 @@ class E4m3Gradients(Rule):
     code = "FP8206"
     name = "e4m3-gradients"
     severity = Severity.INFO
+    severity_note = "warning with delayed scaling"
+    fix = Applicability.SAFE
     summary = "E4M3 gradients with a per-tensor recipe (warning with delayed scaling)"
     valid = (
         Example(
@@ -34,18 +36,30 @@ class E4m3Gradients(Rule):
             "MODEL_ARGS:\n  --fp8-format: e4m3\n  --fp8-amax-history-len: 1024\n"
             "  --fp8-amax-compute-algo: max\n",
             lines=(2,),
+            fixed=(
+                "MODEL_ARGS:\n  --fp8-format: hybrid\n  --fp8-amax-history-len: 1024\n"
+                "  --fp8-amax-compute-algo: max\n"
+            ),
         ),
         Example(
             "acc.json",
             '{"mixed_precision": "fp8",\n "fp8_config": {"backend": "TE",\n'
             '  "fp8_format": "E4M3"}}\n',
             lines=(3,),
+            fixed=(
+                '{"mixed_precision": "fp8",\n "fp8_config": {"backend": "TE",\n'
+                '  "fp8_format": "HYBRID"}}\n'
+            ),
         ),
         Example(
             "cs.py",
             "from transformer_engine.common.recipe import Float8CurrentScaling, "
             "Format\nr = Float8CurrentScaling(fp8_format=Format.E4M3)\n",
             lines=(2,),
+            fixed=(
+                "from transformer_engine.common.recipe import Float8CurrentScaling, Format\n"
+                "r = Float8CurrentScaling(fp8_format=Format.HYBRID)\n"
+            ),
         ),
     )
 

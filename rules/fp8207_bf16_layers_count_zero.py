@@ -14,6 +14,7 @@ class Bf16LayersCountZero(Rule):
     code = "FP8207"
     name = "bf16-layers-count-zero"
     severity = Severity.WARNING
+    fix = Applicability.SAFE
     summary = "first_last_layers_bf16 on, but both layer counts are 0 (NeMo 2 / Bridge defaults)"
     valid = (
         Example(
@@ -34,8 +35,15 @@ class Bf16LayersCountZero(Rule):
             "zero.py",
             "from nemo.lightning.pytorch.plugins.mixed_precision import "
             "MegatronMixedPrecision\np = MegatronMixedPrecision(precision='bf16-mixed', "
-            "fp8='hybrid', fp8_recipe='tensorwise',\n    first_last_layers_bf16=True)\n",
-            lines=(3,),
+            "fp8='hybrid', fp8_recipe='tensorwise', first_last_layers_bf16=True)\n",
+            lines=(2,),
+            fixed=(
+                "from nemo.lightning.pytorch.plugins.mixed_precision import "
+                "MegatronMixedPrecision\n"
+                "p = MegatronMixedPrecision(precision='bf16-mixed', fp8='hybrid', "
+                "fp8_recipe='tensorwise', first_last_layers_bf16=True, "
+                "num_layers_at_start_in_bf16=1, num_layers_at_end_in_bf16=1)\n"
+            ),
         ),
         Example(
             "zero.yaml",
@@ -43,6 +51,11 @@ class Bf16LayersCountZero(Rule):
             "  --first-last-layers-bf16: true\n  --num-layers-at-start-in-bf16: 0\n"
             "  --num-layers-at-end-in-bf16: 0\n",
             lines=(4,),
+            fixed=(
+                "MODEL_ARGS:\n  --fp8-format: hybrid\n  --fp8-recipe: tensorwise\n"
+                "  --first-last-layers-bf16: true\n  --num-layers-at-start-in-bf16: 1\n"
+                "  --num-layers-at-end-in-bf16: 1\n"
+            ),
         ),
     )
 

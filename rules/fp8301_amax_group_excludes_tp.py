@@ -19,6 +19,8 @@ class AmaxGroupExcludesTp(Rule):
     code = "FP8301"
     name = "amax-group-excludes-tp"
     severity = Severity.WARNING
+    severity_note = "error with SP/CP"
+    fix = Applicability.DISPLAY_ONLY
     summary = "Delayed scaling with a data-parallel-only amax reduction group"
     valid = (
         Example(

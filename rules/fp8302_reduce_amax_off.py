@@ -14,6 +14,8 @@ class ReduceAmaxOff(Rule):
     code = "FP8302"
     name = "reduce-amax-off"
     severity = Severity.WARNING
+    severity_note = "error with SP/CP"
+    fix = Applicability.SAFE
     summary = "reduce_amax false with delayed scaling under TP, SP or CP"
     valid = (
         Example(
@@ -36,6 +38,12 @@ class ReduceAmaxOff(Rule):
             "  fp8_hybrid: true\n  fp8_amax_history_len: 1024\n  fp8_amax_compute_algo: max\n"
             "  reduce_amax: false\n  tensor_model_parallel_size: 4\n  sequence_parallel: true\n",
             lines=(8,),
+            fixed=(
+                "model:\n  mcore_gpt: false\n  transformer_engine: true\n  fp8: true\n"
+                "  fp8_hybrid: true\n  fp8_amax_history_len: 1024\n"
+                "  fp8_amax_compute_algo: max\n  reduce_amax: true\n"
+                "  tensor_model_parallel_size: 4\n  sequence_parallel: true\n"
+            ),
         ),
     )
 

@@ -69,6 +69,7 @@ class Fp8GemmShape(Rule):
     code = "FP8304"
     name = "fp8-gemm-shape"
     severity = Severity.ERROR
+    fix = Applicability.DISPLAY_ONLY
     summary = "A per-TP-shard GEMM dimension breaks FP8 alignment"
     valid = (
         Example(

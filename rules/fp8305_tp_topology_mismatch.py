@@ -14,6 +14,7 @@ class TpTopologyMismatch(Rule):
     code = "FP8305"
     name = "tp-topology-mismatch"
     severity = Severity.ERROR
+    severity_note = "info for SP at TP 1"
     summary = "Heads/experts not divisible by TP/EP, TPxPPxCP not dividing the world, SP at TP 1"
     valid = (
         Example(

@@ -24,6 +24,8 @@ class IgnoredSetting(Rule):
     code = "FP8402"
     name = "ignored-setting"
     severity = Severity.INFO
+    severity_note = "warning for Accelerate wizard keys"
+    fix = Applicability.SAFE
     summary = "A setting that is written but ignored (dead key, removed knob, misspelling)"
     valid = (
         Example(
@@ -43,29 +45,49 @@ class IgnoredSetting(Rule):
             "MODEL_ARGS:\n  --fp8-format: hybrid\n  --fp8-interval: 4\n"
             "  --fp8-amax-history-len: 1024\n  --fp8-amax-compute-algo: max\n",
             lines=(3,),
+            fixed=(
+                "MODEL_ARGS:\n  --fp8-format: hybrid\n  --fp8-amax-history-len: 1024\n"
+                "  --fp8-amax-compute-algo: max\n"
+            ),
         ),
         Example(
             "wizard.yaml",
             "mixed_precision: fp8\nfp8_config:\n  backend: TE\n  amax_history_length: 1024\n",
             lines=(4,),
+            fixed="mixed_precision: fp8\nfp8_config:\n  backend: TE\n",
+        ),
+        Example(
+            "wizard_rename.yaml",
+            "mixed_precision: fp8\nfp8_config:\n  backend: TE\n  amax_compute_algorithm: max\n",
+            lines=(4,),
+            fixed="mixed_precision: fp8\nfp8_config:\n  backend: TE\n  amax_compute_algo: max\n",
         ),
         Example(
             "ds.json",
             '{\n  "train_batch_size": 8,\n  "bf16": {"enabled": true},\n'
             '  "fp8": {"enabled": true}\n}\n',
             lines=(4,),
+            fixed='{\n  "train_batch_size": 8,\n  "bf16": {"enabled": true}\n}\n',
         ),
         Example(
             "cs_margin.yaml",
             "MODEL_ARGS:\n  --fp8-format: hybrid\n  --fp8-recipe: tensorwise\n"
             "  --fp8-margin: 2\n  --first-last-layers-bf16: true\n",
             lines=(4,),
+            fixed=(
+                "MODEL_ARGS:\n  --fp8-format: hybrid\n  --fp8-recipe: tensorwise\n"
+                "  --first-last-layers-bf16: true\n"
+            ),
         ),
         Example(
             "wgrad.yaml",
             "MODEL_ARGS:\n  --fp8-format: hybrid\n  --no-fp8-wgrad: true\n"
             "  --fp8-amax-history-len: 1024\n  --fp8-amax-compute-algo: max\n",
             lines=(3,),
+            fixed=(
+                "MODEL_ARGS:\n  --fp8-format: hybrid\n  --fp8-amax-history-len: 1024\n"
+                "  --fp8-amax-compute-algo: max\n"
+            ),
         ),
     )
 

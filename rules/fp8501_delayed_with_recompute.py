@@ -14,6 +14,7 @@ class DelayedWithRecompute(Rule):
     code = "FP8501"
     name = "delayed-with-recompute"
     severity = Severity.WARNING
+    severity_note = "error with Megatron's EP all-to-all overlap"
     summary = (
         "Delayed scaling with full activation recompute (error with Megatron's EP A2A overlap)"
     )

@@ -1,7 +1,27 @@
 """The rule API.  A rule is one class in one module of the catalog (`rules/` at the top of the
 repository, installed as `fp8lint.rules`), plus one page `FP8xxx.md` beside it.  It carries
 its code, name, default severity, declared options and its own valid/invalid examples, which
-the test suite runs automatically.
+the test suite runs automatically (tests/rules/test_rule_examples.py), Fixit style:
+
+- a `valid` example must produce no finding of the rule;
+- an `invalid` example must produce findings at exactly its `lines`; when a finding offers a
+  fix that `--fix` would apply (or `--fix --unsafe-fixes`, with `unsafe=True`), the example
+  must declare `fixed`, the text the verified fix loop makes of it: the loop must produce
+  exactly that, a second run must change nothing, and the fixed text must no longer carry the
+  finding.  Declaring `fixed` where no fix applies fails too.
+
+The page's examples are tested the same way (tests/rules/test_pages.py): every code block
+under "## Example" must be flagged by the page's rule, every block under "## Use instead"
+must not be.  The fence's info string gives the file kind by its language (`yaml`, `json`,
+`toml`, `python`, `bash`/`sh`) and optionally the file name and the fix:
+
+    ```yaml title="model_config.yaml"       the block is linted as a file of that name
+    ```yaml fix="safe"                      (Use instead) exactly what `--fix` makes of the
+                                            Example block at the same position;
+                                            fix="unsafe": with `--unsafe-fixes`
+
+The severity line under each page's title and the README's rule table are generated from the
+class attributes below (`python scripts/gen_docs.py`); a test fails when they drift.
 
 Rules see only `Fp8Site` records (never a file format) and yield `Finding`s.
 """
@@ -12,7 +32,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-from fp8lint.diagnostics import Severity
+from fp8lint.diagnostics import Applicability, Severity
 from fp8lint.model import (
     FixOp,
     FixPlan,
@@ -53,12 +73,19 @@ class Option:
 
 @dataclass(frozen=True)
 class Example:
-    """A config a rule must accept (valid) or flag (invalid: at `lines`, if given)."""
+    """A config a rule must accept (valid) or flag (invalid: at `lines`).
+
+    `fixed` is what the fix loop makes of an invalid example whose finding has a fix that
+    `--fix` applies, or `--fix --unsafe-fixes` when `unsafe` is true: required exactly when
+    such a fix exists, so that every fix the catalog offers is pinned to its output.
+    """
 
     filename: str
     text: str
     lines: tuple[int, ...] = ()
     options: Mapping[str, Any] = field(default_factory=dict)
+    fixed: str | None = None
+    unsafe: bool = False
 
 
 @dataclass(frozen=True)
@@ -77,6 +104,14 @@ class Rule:
     name: ClassVar[str]
     severity: ClassVar[Severity]
     summary: ClassVar[str]
+    # findings of another severity than `severity`, and when, for the docs: "warning with
+    # delayed scaling" renders as "info (warning with delayed scaling)"
+    severity_note: ClassVar[str] = ""
+    # the applicability of the fix the rule's findings usually offer (None: no fix).  A safe
+    # fix may still be demoted to unsafe for one finding (a value shared through an anchor);
+    # the docs and the page's "Fix safety" section state this one, and the tests hold the
+    # examples to it
+    fix: ClassVar[Applicability | None] = None
     default_enabled: ClassVar[bool] = True
     options: ClassVar[tuple[Option, ...]] = ()
     valid: ClassVar[tuple[Example, ...]] = ()

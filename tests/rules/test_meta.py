@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import re
 
-from fp8lint.rules import all_rules, page_codes, rule_page
+from fp8lint.diagnostics import Applicability
+from fp8lint.rules import ENGINE_CODES, all_rules, page_codes, rule_page
 
 HEADINGS = [
     "## What it does",
@@ -19,7 +20,10 @@ HEADINGS = [
 
 
 def test_every_rule_has_a_page_and_every_page_a_rule() -> None:
-    codes = {r.code for r in all_rules()} | {"FP8001", "FP8002"}  # engine-level codes
+    engine = {e.code for e in ENGINE_CODES}
+    assert engine == {"FP8001", "FP8002"}  # engine-level codes: parse errors, suppressions
+    assert not engine & {r.code for r in all_rules()}
+    codes = {r.code for r in all_rules()} | engine
     assert set(page_codes()) == codes
 
 
@@ -33,8 +37,23 @@ def test_pages_follow_the_template() -> None:
 
 
 def test_page_title_names_the_rule() -> None:
-    for rule in all_rules():
+    for rule in [*all_rules(), *ENGINE_CODES]:
         assert rule_page(rule.code).splitlines()[0] == f"# {rule.code} {rule.name}"
+
+
+# how a page's "## Fix safety" section begins, for each declared `fix`
+FIX_SAFETY = {
+    Applicability.SAFE: "Safe:",
+    Applicability.UNSAFE: "Unsafe:",
+    Applicability.DISPLAY_ONLY: "Display-only:",
+    None: "No fix",
+}
+
+
+def test_fix_safety_section_states_the_declared_fix() -> None:
+    for rule in [*all_rules(), *ENGINE_CODES]:
+        section = rule_page(rule.code).split("## Fix safety\n", 1)[1].lstrip()
+        assert section.startswith(FIX_SAFETY[rule.fix]), (rule.code, rule.fix, section[:40])
 
 
 def test_codes_and_names_are_unique_and_well_formed() -> None:
@@ -45,6 +64,9 @@ def test_codes_and_names_are_unique_and_well_formed() -> None:
         assert re.fullmatch(r"FP8\d{3}", r.code)
         assert re.fullmatch(r"[a-z0-9]+(-[a-z0-9]+)*", r.name)
         assert r.summary
+        # a note names the other level and when it applies: "error with SP/CP"
+        assert not r.severity_note or r.severity_note.split()[0] in ("error", "warning", "info")
+        assert not r.severity_note.startswith(r.severity.value), r.code
 
 
 def test_every_rule_has_examples_both_ways() -> None:
