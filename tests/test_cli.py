@@ -408,3 +408,131 @@ def test_stdin_with_a_file_name(tmp_path: Path) -> None:
     assert r.returncode == 2 and "--stdin-filename" in r.stderr
     r = run("a.yaml", "--stdin-filename", "x.yaml", text="")
     assert r.returncode == 2
+
+
+# ----------------------------------------------------------------- flags as ruff users expect
+
+TWO_RULES = "MODEL_ARGS:\n  --fp8-format: e4m3\n  --fp8-margin: 9\n"  # FP8105, FP8206 (+FP8101)
+
+
+def codes_of(stdout: str) -> list[str]:
+    return sorted({d["code"] for d in json.loads(stdout)})
+
+
+def test_repeated_selection_flags_accumulate(tmp_path: Path) -> None:
+    write(tmp_path, "a.yaml", TWO_RULES)
+    both = run_cli("check", "a.yaml", "--output-format", "json", cwd=tmp_path)
+    assert {"FP8105", "FP8206"} <= set(codes_of(both.stdout))
+    r = run_cli(
+        "check", "a.yaml", "--select", "FP8105", "--select", "FP8206",
+        "--output-format", "json", cwd=tmp_path,
+    )  # fmt: skip
+    assert codes_of(r.stdout) == ["FP8105", "FP8206"]
+    r = run_cli(
+        "check", "a.yaml", "--ignore", "FP8105", "--ignore", "FP8206", "--ignore", "FP8101",
+        "--output-format", "json", cwd=tmp_path,
+    )  # fmt: skip
+    assert not {"FP8105", "FP8206", "FP8101"} & set(codes_of(r.stdout))
+
+
+def test_unsafe_fixes_alone_does_not_change_the_hint(tmp_path: Path) -> None:
+    write(
+        tmp_path,
+        "a.yaml",
+        "MODEL_ARGS:\n  --fp8-format: hybrid\n  --first-last-layers-bf16: true\n",
+    )
+    plain = run_cli("check", ".", cwd=tmp_path)
+    widened = run_cli("check", ".", "--unsafe-fixes", cwd=tmp_path)
+    assert plain.stdout == widened.stdout
+    assert "1 fixable with --fix." in plain.stdout.splitlines()
+    assert "(1 more fixable with --fix --unsafe-fixes.)" in plain.stdout.splitlines()
+
+
+def test_statistics(tmp_path: Path) -> None:
+    write(tmp_path, "a.yaml", TWO_RULES)
+    write(tmp_path, "b.yaml", TWO_RULES.replace("9", "8"))
+    r = run_cli("check", ".", "--statistics", cwd=tmp_path)
+    assert r.returncode == 1
+    lines = r.stdout.splitlines()
+    assert "2\tFP8105\tlarge-margin" in lines
+    assert "2\tFP8206\t[*] e4m3-gradients" in lines
+    assert r.stdout.count("\n") == len({line.split("\t")[1] for line in lines})
+    assert run_cli("check", ".", "--statistics", "--fix", cwd=tmp_path).returncode == 2
+
+
+def test_exclusions_and_per_file_ignores_on_the_command_line(tmp_path: Path) -> None:
+    write(tmp_path, "keep/a.yaml", RISKY)
+    write(tmp_path, "vendor/b.yaml", RISKY)
+    write(tmp_path, "legacy/c.yaml", RISKY)
+    write(tmp_path, "pyproject.toml", '[tool.fp8lint]\nexclude = ["legacy"]\n')
+
+    def files(*args: str) -> list[str]:
+        r = run_cli("check", ".", "--output-format", "json", "--exit-zero", *args, cwd=tmp_path)
+        return sorted({d["filename"] for d in json.loads(r.stdout)})
+
+    assert files() == ["keep/a.yaml", "vendor/b.yaml"]
+    assert files("--extend-exclude", "vendor") == ["keep/a.yaml"]
+    # --exclude replaces the configuration's exclude
+    assert files("--exclude", "vendor") == ["keep/a.yaml", "legacy/c.yaml"]
+    r = run_cli(
+        "check", ".", "--per-file-ignores", "vendor/*:FP8101,FP8301", "--output-format", "json",
+        cwd=tmp_path,
+    )  # fmt: skip
+    assert {(d["filename"], d["code"]) for d in json.loads(r.stdout) if d["code"] == "FP8101"} == {
+        ("keep/a.yaml", "FP8101")
+    }
+    for bad in ("vendor/*", ":FP8101", "vendor/*:NOPE"):
+        assert run_cli("check", ".", "--per-file-ignores", bad, cwd=tmp_path).returncode == 2
+
+
+def test_color_choices_and_environment(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    write(tmp_path, "a.yaml", RISKY)
+
+    def out(*args: str, **env: str) -> str:
+        environ = {k: v for k, v in os.environ.items() if k not in ("NO_COLOR", "FORCE_COLOR")}
+        environ.update(env)
+        return subprocess.run(
+            [sys.executable, "-m", "fp8lint", "check", "a.yaml", *args],
+            capture_output=True, text=True, cwd=tmp_path, env=environ, timeout=60,
+        ).stdout  # fmt: skip
+
+    assert "\x1b[" not in out()  # a pipe: no colour
+    assert "\x1b[" in out("--color", "always")
+    assert "\x1b[" in out(FORCE_COLOR="1")
+    assert "\x1b[" not in out(FORCE_COLOR="1", NO_COLOR="1")
+    assert "\x1b[" not in out("--color", "never", FORCE_COLOR="1")
+
+
+def test_rule_without_a_code_lists_the_rules() -> None:
+    r = run_cli("rule")
+    lines = r.stdout.splitlines()
+    assert r.returncode == 0
+    assert lines[0].split()[:3] == ["FP8001", "parse-error", "error"]
+    assert any(line.startswith("FP8101  zero-headroom") for line in lines)
+    assert any("FP8106" in line and "(not selected by default)" in line for line in lines)
+    rows = json.loads(run_cli("rule", "--output-format", "json").stdout)
+    assert len(rows) == len(lines)
+    first = rows[0]
+    assert first == {
+        "code": "FP8001",
+        "name": "parse-error",
+        "summary": "A file that cannot be read or parsed",
+        "severity": "error",
+        "selected_by_default": True,
+    }
+    assert {r["code"]: r["selected_by_default"] for r in rows}["FP8405"] is False
+
+
+def test_simulate_format_flag_is_named_for_the_fp8_format() -> None:
+    from fp8lint.cli import build_parser
+
+    parser = build_parser()
+    new = parser.parse_args(
+        ["simulate", "--synthetic", "--fp8-format", "e4m3", "--amax-compute-algo", "max"]
+    )
+    old = parser.parse_args(["simulate", "--synthetic", "--format", "e4m3", "--algo", "max"])
+    assert (new.fmt, new.algo) == (old.fmt, old.algo) == ("e4m3", "max")
+    assert "--fp8-format" in run_cli("simulate", "--help").stdout

@@ -55,14 +55,57 @@ def build_parser() -> argparse.ArgumentParser:
 
     check = sub.add_parser("check", help="lint files and directories")
     check.add_argument("paths", nargs="*", default=["."], metavar="PATH")
+    # repeated selection flags accumulate, as ruff's do
     check.add_argument(
         "--select",
         type=_csv,
+        action="extend",
         default=None,
-        help="rule codes, prefixes or names to run (replaces the default set)",
+        help="rule codes, prefixes or names to run (replaces the default set; repeatable)",
     )
-    check.add_argument("--extend-select", type=_csv, default=[], help="add rules to the set")
-    check.add_argument("--ignore", type=_csv, default=[], help="rules to skip")
+    check.add_argument(
+        "--extend-select", type=_csv, action="extend", default=[], help="add rules to the set"
+    )
+    check.add_argument(
+        "--ignore", type=_csv, action="extend", default=[], help="rules to skip (repeatable)"
+    )
+    check.add_argument(
+        "--exclude",
+        type=_csv,
+        action="extend",
+        default=None,
+        metavar="PATTERNS",
+        help="gitignore-style patterns (relative to the working directory) to skip, instead "
+        "of the configuration's `exclude`",
+    )
+    check.add_argument(
+        "--extend-exclude",
+        type=_csv,
+        action="extend",
+        default=[],
+        metavar="PATTERNS",
+        help="patterns to skip in addition to the configured ones",
+    )
+    check.add_argument(
+        "--per-file-ignores",
+        action="append",
+        default=None,
+        metavar="PATTERN:CODES",
+        help="ignore CODES (comma-separated) in files matching PATTERN, instead of the "
+        "configuration's `per-file-ignores` (repeatable)",
+    )
+    check.add_argument(
+        "--statistics",
+        action="store_true",
+        help="print the number of findings per rule instead of the findings",
+    )
+    check.add_argument(
+        "--color",
+        choices=("auto", "always", "never"),
+        default="auto",
+        help="colour the text output: auto (a terminal, unless NO_COLOR is set; FORCE_COLOR "
+        "forces it), always or never",
+    )
     check.add_argument(
         "--option",
         action="append",
@@ -195,6 +238,12 @@ def build_parser() -> argparse.ArgumentParser:
     rule = sub.add_parser("rule", help="print a rule's documentation")
     rule.add_argument("code", nargs="?", help="a rule code (FP8101) or name (zero-headroom)")
     rule.add_argument("--all", action="store_true", help="print every rule page")
+    rule.add_argument(
+        "--output-format",
+        choices=("text", "json"),
+        default="text",
+        help="for the list of rules (no CODE): text or json",
+    )
 
     review = sub.add_parser("review", help="review a GitHub pull request (comments, summary)")
     from fp8lint.review.command import configure_parser
@@ -300,6 +349,11 @@ def cmd_check(args: argparse.Namespace) -> int:
         command_line=given,
     )
     _check_selectors(settings.selection)
+    rules = path_rules(args)
+    for _pattern, codes in rules.per_file_ignores or ():
+        _check_selectors(Selection(ignore=codes))
+    if args.statistics and (args.diff or args.fix):
+        raise UsageError("--statistics cannot be combined with --fix or --diff")
     if args.exit_zero and args.exit_non_zero_on_fix:
         raise UsageError("--exit-zero and --exit-non-zero-on-fix exclude each other")
     from fp8lint.engine.config import Resolver
@@ -330,7 +384,7 @@ def cmd_check(args: argparse.Namespace) -> int:
 
         data = sys.stdin.buffer.read(settings.max_bytes + 1)
         result, fixed_bytes = run_stdin(
-            data, args.stdin_filename, settings, mode, configs, args.force_exclude
+            data, args.stdin_filename, settings, mode, configs, args.force_exclude, rules
         )
         if mode is not None and mode.write:
             # ruff's convention: the fixed text on stdout, the report on stderr
@@ -341,7 +395,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     elif "-" in args.paths or args.stdin_filename is not None:
         raise UsageError("--stdin-filename goes with the single PATH `-`")
     else:
-        result = run(args.paths, settings, mode, configs, args.force_exclude, cache)
+        result = run(args.paths, settings, mode, configs, args.force_exclude, cache, rules)
     for path, why in result.fix_failures:
         print(f"{path}: {why}", file=sys.stderr)
     if not args.quiet:  # -q: findings only, as ruff's --quiet
@@ -384,14 +438,18 @@ def cmd_check(args: argparse.Namespace) -> int:
         diagnostics=result.diagnostics,
         files_seen=result.files_seen,
         fixed=result.fixed,
-        unsafe=args.unsafe_fixes,
+        # --unsafe-fixes alone changes nothing: it widens what --fix and --diff apply
+        unsafe=args.unsafe_fixes and (args.fix or args.diff),
         quiet=args.quiet,
         show_fixes=args.show_fixes,
-        color=args.output_file is None and sys.stdout.isatty() and "NO_COLOR" not in os.environ,
+        color=use_color(args.color, args.output_file is None and report_stream.isatty()),
         rules=rule_metadata() if args.output_format in NEEDS_RULES else (),
         rule_url_base=args.rule_url_base or main_cfg.rule_url_base,
     )
-    out = render_output(args.output_format, report)
+    if args.statistics:
+        out = statistics(result.diagnostics, report.unsafe)
+    else:
+        out = render_output(args.output_format, report)
     if args.output_file is not None:
         try:
             with open(args.output_file, "w", encoding="utf-8", errors="backslashreplace") as fh:
@@ -412,12 +470,56 @@ def cmd_check(args: argparse.Namespace) -> int:
 NEEDS_RULES = ("sarif",)
 
 
+def use_color(choice: str, terminal: bool) -> bool:
+    """`--color`: always / never, or auto: on a terminal, unless NO_COLOR is set to anything
+    non-empty (no-color.org); a non-empty FORCE_COLOR turns it on anywhere."""
+    if choice != "auto":
+        return choice == "always"
+    if os.environ.get("NO_COLOR"):
+        return False
+    if os.environ.get("FORCE_COLOR"):
+        return True
+    return terminal
+
+
+def path_rules(args: argparse.Namespace) -> Any:
+    from fp8lint.settings import PathRules
+
+    pairs: list[tuple[str, tuple[str, ...]]] = []
+    for item in args.per_file_ignores or ():
+        pattern, sep, codes = item.rpartition(":")
+        listed = tuple(c for c in _csv(codes) if c)
+        if not sep or not pattern or not listed:
+            raise UsageError(f"--per-file-ignores takes PATTERN:CODES, not `{item}`")
+        pairs.append((pattern, listed))
+    return PathRules(
+        exclude=tuple(args.exclude) if args.exclude is not None else None,
+        extend_exclude=tuple(args.extend_exclude),
+        per_file_ignores=tuple(pairs) if args.per_file_ignores is not None else None,
+    )
+
+
+def statistics(diags: list[Any], unsafe: bool) -> str:
+    """`--statistics`: one line per rule, most frequent first (count, code, [*] when
+    `--fix` would fix them, name), as ruff prints it."""
+    from collections import Counter
+
+    counts = Counter((d.code, d.name) for d in diags)
+    fixable = {(d.code, d.name) for d in diags if d.fix is not None and d.fix.applies(unsafe)}
+    rows = sorted(counts.items(), key=lambda item: (-item[1], item[0]))
+    width = max((len(str(n)) for _, n in rows), default=1)
+    return "".join(
+        f"{n:>{width}}\t{code}\t{'[*] ' if (code, name) in fixable else ''}{name}\n"
+        for (code, name), n in rows
+    )
+
+
 def show_files(args: argparse.Namespace, configs: Any) -> int:
     """`--show-files`: one path per line, the files `check` would read; files named on the
     command line that it would not read are listed on stderr."""
     from fp8lint.engine.runner import selected_files
 
-    chosen, skipped = selected_files(args.paths, configs, args.force_exclude)
+    chosen, skipped = selected_files(args.paths, configs, args.force_exclude, path_rules(args))
     for path, why in skipped:
         print(f"warning: {path}: {why}", file=sys.stderr)
     sys.stdout.write("".join(f"{path}\n" for path in chosen))
@@ -453,26 +555,13 @@ def show_settings(args: argparse.Namespace, configs: Any, cli: Any) -> int:
 
 
 def rule_metadata() -> tuple[Any, ...]:
-    """Every rule's code, name, summary, severity and page, for formats that describe rules."""
-    from fp8lint.diagnostics import Severity
+    """Every rule's code, name, summary, severity and page, for formats that describe rules
+    (the engine's own codes first)."""
     from fp8lint.report import RuleMeta
-    from fp8lint.rules import all_rules, rule_page
+    from fp8lint.rules import ENGINE_CODES, all_rules, rule_page
 
     metas = [
-        RuleMeta(
-            "FP8001",
-            "parse-error",
-            "A file that cannot be read or parsed",
-            Severity.ERROR,
-            rule_page("FP8001"),
-        ),
-        RuleMeta(
-            "FP8002",
-            "unused-suppression",
-            "A suppression comment that suppresses nothing",
-            Severity.WARNING,
-            rule_page("FP8002"),
-        ),
+        RuleMeta(e.code, e.name, e.summary, e.severity, rule_page(e.code)) for e in ENGINE_CODES
     ]
     metas += [
         RuleMeta(r.code, r.name, r.summary, r.severity, rule_page(r.code)) for r in all_rules()
@@ -560,21 +649,41 @@ def cmd_show(args: argparse.Namespace) -> int:
 
 
 def cmd_rule(args: argparse.Namespace) -> int:
-    from fp8lint.rules import page_codes, rule_by_code, rule_page
+    """A rule's page; `--all` every page; no argument: the list of rules (as `ruff rule`)."""
+    import json
+
+    from fp8lint.rules import ENGINE_CODES, page_codes, rule_by_code, rule_page
 
     if args.all:
         print("\n\n".join(rule_page(code) for code in page_codes()))
         return 0
     if not args.code:
-        raise UsageError("give a rule code, or --all")
-    engine_codes = {
-        "FP8001": "FP8001",
-        "PARSE-ERROR": "FP8001",
-        "FP8002": "FP8002",
-        "UNUSED-SUPPRESSION": "FP8002",
-    }
-    if args.code.upper() in engine_codes:
-        print(rule_page(engine_codes[args.code.upper()]))
+        metas = rule_metadata()
+        defaults = {e.code: True for e in ENGINE_CODES}
+        from fp8lint.rules import all_rules
+
+        defaults.update({r.code: r.default_enabled for r in all_rules()})
+        if args.output_format == "json":
+            rows = [
+                {
+                    "code": m.code,
+                    "name": m.name,
+                    "summary": m.summary,
+                    "severity": m.severity.value,
+                    "selected_by_default": defaults[m.code],
+                }
+                for m in metas
+            ]
+            print(json.dumps(rows, indent=2))
+        else:
+            width = max(len(m.name) for m in metas)
+            for m in metas:
+                off = "" if defaults[m.code] else "  (not selected by default)"
+                print(f"{m.code}  {m.name:<{width}}  {m.severity.value:<7}  {m.summary}{off}")
+        return 0
+    engine = {e.code: e.code for e in ENGINE_CODES} | {e.name.upper(): e.code for e in ENGINE_CODES}
+    if args.code.upper() in engine:
+        print(rule_page(engine[args.code.upper()]))
         return 0
     rule = rule_by_code(args.code)
     if rule is None:

@@ -57,6 +57,25 @@ class RunSettings:
 
 
 @dataclass(frozen=True)
+class PathRules:
+    """Exclusions and per-file ignores given on the command line (patterns relative to the
+    working directory).  As in ruff, `exclude` and `per_file_ignores` replace what the
+    configuration says, `extend_exclude` adds to it; None: not given."""
+
+    exclude: tuple[str, ...] | None = None
+    extend_exclude: tuple[str, ...] = ()
+    per_file_ignores: tuple[tuple[str, tuple[str, ...]], ...] | None = None
+
+    @property
+    def given(self) -> bool:
+        return (
+            self.exclude is not None
+            or bool(self.extend_exclude)
+            or self.per_file_ignores is not None
+        )
+
+
+@dataclass(frozen=True)
 class FixMode:
     """`--fix` (write), `--diff` (write=False), with or without unsafe fixes."""
 

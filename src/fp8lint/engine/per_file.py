@@ -3,9 +3,10 @@ layers them; computed once per configuration and per-file-ignores combination.""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-from fp8lint.settings import RunSettings, Selection
+from fp8lint.settings import PathRules, RunSettings, Selection
 
 if TYPE_CHECKING:
     from fp8lint.engine.config import Resolver
@@ -14,17 +15,45 @@ if TYPE_CHECKING:
 class SettingsCache:
     """Per-file settings: configuration (closest file) merged with the command line."""
 
-    def __init__(self, cli: RunSettings, configs: Resolver | None) -> None:
+    def __init__(
+        self, cli: RunSettings, configs: Resolver | None, paths: PathRules | None = None
+    ) -> None:
         self.cli = cli
         self.configs = configs
+        self.paths = paths or PathRules()
         self._cache: dict[tuple[int, tuple[str, ...]], RunSettings] = {}
 
     def excluded(self, path: str, explicit: bool) -> bool:
+        """Whether `path` is excluded: the configuration's patterns (relative to its file),
+        replaced or extended by the command line's (relative to the working directory)."""
+        import os
+
         from fp8lint.engine.config import matches
 
-        assert self.configs is not None
+        here = os.getcwd()
+        if matches(self.paths.extend_exclude, path, here):
+            return True
+        if self.paths.exclude is not None:
+            return matches(self.paths.exclude, path, here)
+        if self.configs is None:
+            return False
         cfg = self.configs.for_path(path)
         return matches(cfg.exclude + cfg.extend_exclude, path, cfg.root)
+
+    def _ignored(self, cfg: Any, path: str) -> tuple[str, ...]:
+        import os
+
+        from fp8lint.engine.config import matches
+
+        if self.paths.per_file_ignores is not None:
+            pairs, root = self.paths.per_file_ignores, os.getcwd()
+        elif cfg is not None:
+            pairs, root = cfg.per_file_ignores, cfg.root
+        else:
+            return ()
+        return tuple(
+            code for pattern, codes in pairs if matches((pattern,), path, root) for code in codes
+        )
 
     def _selection(self, cfg: Any, ignored: tuple[str, ...]) -> Selection:
         """Layers as in ruff: a `select` on the command line starts the set afresh, so the
@@ -39,16 +68,14 @@ class SettingsCache:
     def settings(self, path: str, explicit: bool = True) -> RunSettings:
         """The settings for `path`; `explicit` False: a file found by walking a folder."""
         if self.configs is None:
-            return self.cli
-        from fp8lint.engine.config import matches
-
+            ignored = self._ignored(None, path)
+            if not ignored:
+                return self.cli
+            sel = self.cli.selection
+            selection = Selection(sel.select, sel.extend_select, sel.ignore + ignored)
+            return replace(self.cli, selection=selection)
         cfg = self.configs.for_file(path) if not explicit else self.configs.for_path(path)
-        ignored = tuple(
-            code
-            for pattern, codes in cfg.per_file_ignores
-            if matches((pattern,), path, cfg.root)
-            for code in codes
-        )
+        ignored = self._ignored(cfg, path)
         key = (id(cfg), ignored)
         if key not in self._cache:
             cli = self.cli

@@ -26,7 +26,7 @@ from fp8lint.engine.files import (
 from fp8lint.engine.limits import Timeout, bounded, guarded, quietly, time_limit, timeout_message
 from fp8lint.engine.lint import fix_text, lint_text, preload, problem
 from fp8lint.engine.per_file import SettingsCache
-from fp8lint.settings import FixMode, RunSettings
+from fp8lint.settings import FixMode, PathRules, RunSettings
 
 if TYPE_CHECKING:
     from fp8lint.engine.cache import Cache, Dependency, Probe
@@ -49,16 +49,20 @@ NOT_A_CONFIG = "not checked: fp8lint reads only " + ", ".join(sorted(KINDS)) + "
 
 
 def selected_files(
-    paths: Iterable[str], configs: Resolver | None = None, force_exclude: bool = False
+    paths: Iterable[str],
+    configs: Resolver | None = None,
+    force_exclude: bool = False,
+    rules: PathRules | None = None,
 ) -> tuple[list[str], list[tuple[str, str]]]:
     """What `check` would read under `paths` (shown paths, in its order) and the files named
     on the command line that it would not: `fp8lint check --show-files`, which the GitHub
     Action uses to pick the changed files to lint."""
-    per_file = SettingsCache(RunSettings(), configs)
+    per_file = SettingsCache(RunSettings(), configs, rules)
+    excluded = per_file.excluded if configs is not None or per_file.paths.given else None
     shown_of = DisplayPaths()
     chosen: list[str] = []
     skipped: list[tuple[str, str]] = []
-    for path, explicit in discover(paths, per_file.excluded if configs else None, force_exclude):
+    for path, explicit in discover(paths, excluded, force_exclude):
         shown = display_path(path) if explicit else shown_of(path)
         if explicit and not os.path.exists(path):
             skipped.append((shown, "no such file or directory"))
@@ -76,6 +80,7 @@ def run(
     configs: Resolver | None = None,
     force_exclude: bool = False,
     cache: Cache | None = None,
+    rules: PathRules | None = None,
 ) -> RunResult:
     """Lint (or fix) every file under `paths`.  `cli` holds what the command line said; each
     file's settings are its closest configuration file's, with the command line on top.
@@ -85,9 +90,10 @@ def run(
     result = RunResult()
     jobs: list[ReadJob] = []
     probes: list[Probe | None] = []
-    per_file = SettingsCache(cli, configs)
+    per_file = SettingsCache(cli, configs, rules)
+    excluded = per_file.excluded if configs is not None or per_file.paths.given else None
     shown_of = DisplayPaths()
-    for path, explicit in discover(paths, per_file.excluded if configs else None, force_exclude):
+    for path, explicit in discover(paths, excluded, force_exclude):
         settings = per_file.settings(path, explicit)
         parse_enabled = settings.selection.enabled(PARSE_ERROR[0], PARSE_ERROR[1], True)
         shown = display_path(path) if explicit else shown_of(path)
@@ -179,15 +185,16 @@ def run_stdin(
     fix: FixMode | None = None,
     configs: Resolver | None = None,
     force_exclude: bool = False,
+    rules: PathRules | None = None,
 ) -> tuple[RunResult, bytes | None]:
     """`check -` with `--stdin-filename NAME`: the text on standard input, linted as the file
     NAME would be (its kind, its settings, NAME in the findings).  With a fix mode, the second
     value is the fixed text (the input itself when nothing changed), to go to stdout as ruff
     does; None when the input was not checked."""
     result = RunResult()
-    per_file = SettingsCache(cli, configs)
+    per_file = SettingsCache(cli, configs, rules)
     shown = display_path(name)
-    if force_exclude and configs is not None and per_file.excluded(name, True):
+    if force_exclude and per_file.excluded(name, True):
         return result, data
     kind = kind_for(name)
     if kind is None:

@@ -69,9 +69,12 @@ def configure_parser(parser: argparse.ArgumentParser) -> None:
     recipe.add_argument(
         "--history", "--amax-history-len", dest="history", type=int, help="amax_history_len"
     )
-    recipe.add_argument("--algo", choices=ALGO_CHOICES, help="amax_compute_algo")
     recipe.add_argument(
-        "--format",
+        "--algo", "--amax-compute-algo", dest="algo", choices=ALGO_CHOICES, help="amax_compute_algo"
+    )
+    recipe.add_argument(
+        "--fp8-format",
+        "--format",  # the old spelling, kept working; it read like an output format
         dest="fmt",
         choices=FORMAT_CHOICES,
         help="FP8 format: hybrid = E4M3 forward (448), E5M2 backward (57344)",
@@ -180,7 +183,12 @@ def _recipe(args: argparse.Namespace) -> tuple[dict[str, Any], str]:
     overridden = [k for k, v in flags.items() if v is not None]
     values.update({k: v for k, v in flags.items() if v is not None})
     if overridden:
-        names = {"margin": "--margin", "history": "--history", "algo": "--algo", "fmt": "--format"}
+        names = {
+            "margin": "--margin",
+            "history": "--history",
+            "algo": "--algo",
+            "fmt": "--fp8-format",
+        }
         given = ", ".join(names[k] for k in overridden)
         origin = f"{origin}; {given} from the command line" if args.config else "command line"
         if not args.config and len(overridden) < 4:
