@@ -433,6 +433,9 @@ def cmd_check(args: argparse.Namespace) -> int:
         if not args.quiet:
             n = len(result.fixed)
             print(f"Would fix {n} finding{'s' if n != 1 else ''}.", file=sys.stderr)
+        if result.interrupted:
+            interrupted(result)
+            return 130
         return 1 if result.diffs and not args.exit_zero else 0
     report = Report(
         diagnostics=result.diagnostics,
@@ -458,6 +461,9 @@ def cmd_check(args: argparse.Namespace) -> int:
             raise UsageError(f"cannot write {args.output_file}: {exc.strerror or exc}") from None
     elif out:
         report_stream.write(out)
+    if result.interrupted:
+        interrupted(result)
+        return 130
     if args.exit_zero:
         return 0
     if args.exit_non_zero_on_fix and result.fixed:
@@ -468,6 +474,20 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 
 NEEDS_RULES = ("sarif",)
+
+
+def interrupted(result: Any) -> None:
+    """After Ctrl-C: what was done (the report above covers the files checked so far) and,
+    for `--fix`, every file already changed."""
+    print(
+        f"fp8lint: interrupted; the report covers the {result.files_done} of "
+        f"{result.files_seen} files done before it",
+        file=sys.stderr,
+    )
+    if result.written:
+        print("files already changed by --fix:", file=sys.stderr)
+        for path in result.written:
+            print(f"  {path}", file=sys.stderr)
 
 
 def use_color(choice: str, terminal: bool) -> bool:
@@ -728,6 +748,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"fp8lint: error: {exc.message}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
+        print("fp8lint: interrupted", file=sys.stderr)
         return 130
     except BrokenPipeError:  # `fp8lint ... | head`: the reader left, nothing to report
         devnull = os.open(os.devnull, os.O_WRONLY)

@@ -23,14 +23,23 @@ from fp8lint.engine.files import (
     read_bytes,
     too_large,
 )
-from fp8lint.engine.limits import Timeout, bounded, guarded, quietly, time_limit, timeout_message
+from fp8lint.engine.limits import (
+    Timeout,
+    bounded,
+    internal_error,
+    quietly,
+    time_limit,
+    timeout_message,
+)
 from fp8lint.engine.lint import fix_text, lint_text, preload, problem
 from fp8lint.engine.per_file import SettingsCache
+from fp8lint.engine.workers import Progress, in_workers, worker_count
 from fp8lint.settings import FixMode, PathRules, RunSettings
 
 if TYPE_CHECKING:
     from fp8lint.engine.cache import Cache, Dependency, Probe
     from fp8lint.engine.config import Resolver
+    from fp8lint.fixes import FixResult
 
 
 @dataclass
@@ -43,6 +52,9 @@ class RunResult:
     fix_failures: list[tuple[str, str]] = field(default_factory=list)
     # files named on the command line that fp8lint does not read: (shown path, why)
     not_read: list[tuple[str, str]] = field(default_factory=list)
+    written: list[str] = field(default_factory=list)  # files `--fix` changed, in order
+    interrupted: bool = False  # Ctrl-C: the findings are those of the files done so far
+    files_done: int = 0  # files whose result is in (all of them unless interrupted)
 
 
 NOT_A_CONFIG = "not checked: fp8lint reads only " + ", ".join(sorted(KINDS)) + " files"
@@ -88,7 +100,35 @@ def run(
     if fix is not None:
         cache = None
     result = RunResult()
+    try:
+        _run(result, paths, cli, fix, configs, force_exclude, cache, rules)
+    except KeyboardInterrupt:
+        result.interrupted = True
+    # a finding about a value in file A can come from linting A and from a script that
+    # merges A: report it once
+    seen: set[tuple[str, str, int, int]] = set()
+    unique = []
+    for d in sorted(result.diagnostics, key=lambda d: (len(d.message), d.sort_key())):
+        ident = (d.code, d.path, d.line, d.column)
+        if ident not in seen:
+            seen.add(ident)
+            unique.append(d)
+    result.diagnostics = sorted(unique, key=Diagnostic.sort_key)
+    return result
+
+
+def _run(
+    result: RunResult,
+    paths: Iterable[str],
+    cli: RunSettings,
+    fix: FixMode | None,
+    configs: Resolver | None,
+    force_exclude: bool,
+    cache: Cache | None,
+    rules: PathRules | None,
+) -> None:
     jobs: list[ReadJob] = []
+    fix_jobs: list[FixJob] = []
     probes: list[Probe | None] = []
     per_file = SettingsCache(cli, configs, rules)
     excluded = per_file.excluded if configs is not None or per_file.paths.given else None
@@ -108,6 +148,7 @@ def run(
                     result.not_read.append((shown, NOT_A_CONFIG))
                 continue
         result.files_seen += 1
+        result.files_done += 1  # counted back out below for files still to be checked
         if kind in ("missing", "dir"):
             if parse_enabled:
                 message = (
@@ -128,8 +169,7 @@ def run(
             if decoded is None:
                 continue
             result.files_parsed += 1
-            work = partial(_fix_one, path, shown, data, decoded, kind, settings, fix, result)
-            result.diagnostics.extend(_kept(guarded(shown, work), parse_enabled))
+            fix_jobs.append(FixJob(path, shown, data, decoded, kind, settings, parse_enabled))
             continue
         probe = None if cache is None else quietly(partial(cache.probe, path, shown, settings))
         if probe is not None and probe.hit:  # unchanged since a run that stored it
@@ -142,7 +182,12 @@ def run(
             ReadJob(path, shown, kind, settings, parse_enabled, probe is not None, expected)
         )
         probes.append(probe)
-    for job, probe, outcome in zip(jobs, probes, _check_all(jobs), strict=True):
+    result.files_done -= len(jobs) + len(fix_jobs)
+    if fix is not None:
+        _fix_all(fix_jobs, fix, result)
+        return
+    for job, probe, outcome in zip(jobs, probes, _check_all(jobs), strict=False):
+        result.files_done += 1
         if cache is not None and probe is not None and outcome.facts is not None:
             if quietly(partial(cache.confirm_facts, probe, *outcome.facts)) is None:
                 probe = None
@@ -160,17 +205,6 @@ def run(
             quietly(partial(cache.store, probe, stored, outcome.dependencies or ()))
     if cache is not None:
         quietly(cache.save)
-    # a finding about a value in file A can come from linting A and from a script that
-    # merges A: report it once
-    seen: set[tuple[str, str, int, int]] = set()
-    unique = []
-    for d in sorted(result.diagnostics, key=lambda d: (len(d.message), d.sort_key())):
-        ident = (d.code, d.path, d.line, d.column)
-        if ident not in seen:
-            seen.add(ident)
-            unique.append(d)
-    result.diagnostics = sorted(unique, key=Diagnostic.sort_key)
-    return result
 
 
 POOL_MIN_FILES = 16  # below this, starting worker processes costs more than it saves
@@ -302,21 +336,22 @@ def _read_job(
     return decoded, facts
 
 
-def _workers() -> int:
-    return int(os.environ.get("FP8LINT_WORKERS") or min(os.cpu_count() or 1, 8))
-
-
-def _check_all(jobs: list[ReadJob]) -> list[Outcome]:
+def _check_all(jobs: list[ReadJob]) -> Iterator[Outcome]:
     """Check every file, in job order.  Many files: worker processes read, prefilter and lint
     them (the prefilter's scan is most of a large run).  Fewer: this process reads them, and
     the ones that pass the prefilter go to workers when there are enough (`_lint_all`)."""
-    workers = _workers()
-    if workers > 1 and len(jobs) >= READ_POOL_MIN_FILES:
-        from concurrent.futures import ProcessPoolExecutor
+    workers = worker_count()
+    with Progress(len(jobs)) as progress:
+        if workers > 1 and len(jobs) >= READ_POOL_MIN_FILES:
+            chunk = max(1, min(64, len(jobs) // (workers * 4)))
+            for outcome in in_workers(_check_job, jobs, chunk, workers):
+                progress.update()
+                yield outcome
+            return
+        yield from _read_then_lint(jobs, progress)
 
-        chunk = max(1, min(64, len(jobs) // (workers * 4)))
-        with ProcessPoolExecutor(max_workers=workers) as pool:
-            return list(pool.map(_check_job, jobs, chunksize=chunk))
+
+def _read_then_lint(jobs: list[ReadJob], progress: Progress) -> list[Outcome]:
     reads = [_read_job(job) for job in jobs]
     todo = [
         (i, job, r)
@@ -328,8 +363,10 @@ def _check_all(jobs: list[ReadJob]) -> list[Outcome]:
         for _i, job, r in todo
     ]
     out: list[Outcome] = [r if isinstance(r, Outcome) else Outcome([]) for r in reads]
+    progress.update(len(jobs) - len(todo))
     for (i, _job, r), (diags, deps) in zip(todo, _lint_all(lint_jobs), strict=True):
         out[i] = Outcome(diags, True, r[1], deps)
+        progress.update()
     return out
 
 
@@ -360,60 +397,96 @@ def _first(fn: Callable[..., tuple[list[Diagnostic], Any]], *args: Any) -> list[
 def _lint_all(jobs: list[Job]) -> Iterator[tuple[list[Diagnostic], list[Dependency] | None]]:
     """Lint the files that passed the prefilter: in worker processes when there are many and
     more than one core (`FP8LINT_WORKERS` sets the number; 1 keeps everything in-process)."""
-    workers = _workers()
+    workers = worker_count()
     if workers <= 1 or len(jobs) < POOL_MIN_FILES:
         for job in jobs:
             yield _lint_job(job)
         return
-    from concurrent.futures import ProcessPoolExecutor
-
-    chunk = max(1, len(jobs) // (workers * 4))
-    with ProcessPoolExecutor(max_workers=workers) as pool:
-        yield from pool.map(_lint_job, jobs, chunksize=chunk)
+    yield from in_workers(_lint_job, jobs, max(1, len(jobs) // (workers * 4)), workers)
 
 
-def _fix_one(
-    path: str,
-    shown: str,
-    data: bytes,
-    decoded: Decoded,
-    kind: str,
-    settings: RunSettings,
-    mode: FixMode,
-    result: RunResult,
+@dataclass(frozen=True)
+class FixJob:
+    """One file for `--fix`/`--diff`: its bytes as read (a file that no longer holds them is
+    never written), decoded, and its settings."""
+
+    path: str
+    shown: str
+    data: bytes
+    decoded: Decoded
+    kind: str
+    settings: RunSettings
+    parse_enabled: bool
+
+
+FixComputed = tuple["FixResult | None", list[Diagnostic]]
+
+
+def _compute_fix(job: FixJob, unsafe: bool) -> FixComputed:
+    """The verified fix loop on one file, under its time limit (in a worker when there are
+    many files); a timeout or an internal error is an FP8001 and nothing to write."""
+    preload(job.kind)
+    try:
+        with time_limit(job.settings.file_timeout):  # the file is written after, never during
+            return fix_text(job.shown, job.decoded.text, job.kind, job.settings, unsafe), []
+    except Timeout:
+        return None, [problem(job.shown, timeout_message(job.settings.file_timeout))]
+    except Exception as exc:
+        if os.environ.get("FP8LINT_DEBUG"):
+            raise
+        return None, [internal_error(job.shown, exc)]
+
+
+def _fix_all(jobs: list[FixJob], mode: FixMode, result: RunResult) -> None:
+    """Compute every file's fixes (in worker processes when there are many) and write or
+    diff them here, in job order, as each comes back: an interrupt leaves `result.written`
+    naming exactly the files already changed."""
+    work = partial(_compute_fix, unsafe=mode.unsafe)
+    workers = worker_count()
+    with Progress(len(jobs), "fixing") as progress:
+        if workers > 1 and len(jobs) >= POOL_MIN_FILES:
+            computed: Iterable[FixComputed] = in_workers(
+                work, jobs, max(1, len(jobs) // (workers * 4)), workers
+            )
+        else:
+            computed = map(work, jobs)
+        for job, (outcome, problems) in zip(jobs, computed, strict=False):
+            found = problems if outcome is None else _apply_fix(job, outcome, mode, result)
+            result.diagnostics.extend(_kept(found, job.parse_enabled))
+            result.files_done += 1
+            progress.update()
+
+
+def _apply_fix(
+    job: FixJob, outcome: FixResult, mode: FixMode, result: RunResult
 ) -> list[Diagnostic]:
-    """Fix one file (or diff it); returns the findings that remain.  `data` are the bytes the
-    fixes are computed from: a file that no longer holds them is not written."""
+    """Write (or diff) one file's verified fixes; returns the findings that remain."""
     from fp8lint.fixes import FileChanged, write_atomic
 
-    preload(kind)
-    try:
-        with time_limit(settings.file_timeout):  # the file is written after, never during
-            outcome = fix_text(shown, decoded.text, kind, settings, mode.unsafe)
-    except Timeout:
-        return [problem(shown, timeout_message(settings.file_timeout))]
+    shown, decoded = job.shown, job.decoded
     if outcome.failure is not None:
         result.fix_failures.append((shown, outcome.failure))
-    if outcome.changed:
-        if mode.write:
+    if not outcome.changed:
+        return outcome.remaining
+    if mode.write:
+        try:
+            write_atomic(job.path, outcome.text, decoded.encoding, decoded.bom, expected=job.data)
+        except (OSError, FileChanged) as exc:
+            why = (
+                "the file changed while it was being fixed; nothing was written (run fp8lint again)"
+                if isinstance(exc, FileChanged)
+                else f"cannot write the fixed file: {exc}"
+            )
+            result.fix_failures.append((shown, why))
             try:
-                write_atomic(path, outcome.text, decoded.encoding, decoded.bom, expected=data)
-            except (OSError, FileChanged) as exc:
-                why = (
-                    "the file changed while it was being fixed; nothing was written (run "
-                    "fp8lint again)"
-                    if isinstance(exc, FileChanged)
-                    else f"cannot write the fixed file: {exc}"
-                )
-                result.fix_failures.append((shown, why))
-                try:
-                    with time_limit(settings.file_timeout):
-                        return lint_text(shown, decoded.text, kind, settings)[0]
-                except Timeout:
-                    return [problem(shown, timeout_message(settings.file_timeout))]
-        else:
-            result.diffs.append(_diff(shown, decoded.text, outcome.text))
-        result.fixed.extend(outcome.fixed)
+                with time_limit(job.settings.file_timeout):
+                    return lint_text(shown, decoded.text, job.kind, job.settings)[0]
+            except Timeout:
+                return [problem(shown, timeout_message(job.settings.file_timeout))]
+        result.written.append(shown)
+    else:
+        result.diffs.append(_diff(shown, decoded.text, outcome.text))
+    result.fixed.extend(outcome.fixed)
     return outcome.remaining
 
 

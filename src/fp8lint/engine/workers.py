@@ -1,0 +1,98 @@
+"""Worker processes for large runs, and what a person at the terminal sees meanwhile.
+
+- Results come back in job order, so output never depends on how work was split.
+- Ctrl-C stops a run within a second: workers ignore SIGINT (only this process handles it),
+  and on an interrupt the pool is terminated rather than drained (a drained pool finished
+  every queued file first: 13-30 s on a large tree).
+- Progress on a terminal: a bar on stderr once a run has taken more than 2 s, from tqdm,
+  imported only when stderr is a terminal and `CI` is not set, never in piped or CI output.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any, TypeVar
+
+J = TypeVar("J")
+R = TypeVar("R")
+
+PROGRESS_DELAY_S = 2.0
+
+
+def worker_count() -> int:
+    """`FP8LINT_WORKERS`, else one per core, at most 8."""
+    return int(os.environ.get("FP8LINT_WORKERS") or min(os.cpu_count() or 1, 8))
+
+
+def _ignore_interrupts() -> None:
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def in_workers(
+    fn: Callable[[J], R], jobs: Iterable[J], chunksize: int, workers: int | None = None
+) -> Iterator[R]:
+    """`fn` over `jobs` in worker processes, results in job order.  An exception in this
+    process while results are awaited (KeyboardInterrupt above all) terminates the workers at
+    once, then propagates."""
+    import multiprocessing
+
+    pool = multiprocessing.get_context().Pool(
+        workers or worker_count(), initializer=_ignore_interrupts
+    )
+    try:
+        yield from pool.imap(fn, jobs, chunksize)
+        pool.close()
+    except BaseException:
+        pool.terminate()
+        raise
+    finally:
+        pool.join()
+
+
+class Progress:
+    """A progress bar on stderr for `total` files, shown only on a terminal (never when piped
+    or under CI), and only once the run has taken more than `PROGRESS_DELAY_S`."""
+
+    def __init__(self, total: int, what: str = "checking") -> None:
+        self._bar: Any = None
+        if total <= 0 or not _interactive():
+            return
+        try:
+            from tqdm import tqdm
+        except ImportError:  # a progress bar is a nicety, never a reason to fail
+            return
+        self._bar = tqdm(
+            total=total,
+            desc=what,
+            unit="file",
+            file=sys.stderr,
+            delay=PROGRESS_DELAY_S,
+            leave=False,
+            dynamic_ncols=True,
+        )
+
+    def update(self, n: int = 1) -> None:
+        if self._bar is not None:
+            self._bar.update(n)
+
+    def close(self) -> None:
+        if self._bar is not None:
+            self._bar.close()
+            self._bar = None
+
+    def __enter__(self) -> Progress:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def _interactive() -> bool:
+    if os.environ.get("CI") or os.environ.get("FP8LINT_NO_PROGRESS"):
+        return False
+    isatty = getattr(sys.stderr, "isatty", None)
+    return bool(isatty and isatty())
