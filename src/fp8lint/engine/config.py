@@ -187,11 +187,6 @@ def validate_table(path: str, table: Mapping[str, Any]) -> dict[str, Any]:
         raise ConfigError("\n".join(f"{path}: {problem}" for problem in exc.problems)) from None
 
 
-def parse_table(path: str, table: Mapping[str, Any]) -> Config:
-    """A validated `Config` from one file's table (without `extend`)."""
-    return from_validated(validate_table(path, table), path)[0]
-
-
 # --------------------------------------------------------------------------- files
 
 
@@ -239,11 +234,6 @@ def _table_in(path: str, data: dict[str, Any]) -> dict[str, Any] | None:
             raise ConfigError(f"{path}: [tool.fp8lint] must be a table")
         return table
     return data
-
-
-def table_of(path: str) -> dict[str, Any] | None:
-    """The fp8lint table of a config file, None for a pyproject without one."""
-    return _table_in(path, _parse_toml(path, _read(path)))
 
 
 def load(path: str) -> Config:
