@@ -1,4 +1,5 @@
-"""Command line: `fp8lint check`, `fp8lint show`, `fp8lint rule`, `fp8lint clean`, ...
+"""Command line: `fp8lint check`, `fp8lint show`, `fp8lint rule`, `fp8lint clean`,
+`fp8lint schema`, ...
 
 Exit codes follow ruff: 0 clean, 1 findings (at or above `--fail-on`, default `warning`),
 2 usage, configuration or internal error.
@@ -235,6 +236,11 @@ def build_parser() -> argparse.ArgumentParser:
     show.add_argument("paths", nargs="+", metavar="PATH")
     show.add_argument("--output-format", choices=("text", "json"), default="text")
 
+    schema = sub.add_parser(
+        "schema", help="print a JSON Schema for editors (no NAME: list the schemas)"
+    )
+    schema.add_argument("name", nargs="?", metavar="NAME", help="e.g. config")
+
     rule = sub.add_parser("rule", help="print a rule's documentation")
     rule.add_argument("code", nargs="?", help="a rule code (FP8101) or name (zero-headroom)")
     rule.add_argument("--all", action="store_true", help="print every rule page")
@@ -264,49 +270,35 @@ class UsageError(Exception):
 
 
 def parse_options(pairs: Sequence[str]) -> dict[str, dict[str, Any]]:
-    """`NAME=VALUE` pairs checked against the options rules declare (type and existence)."""
+    """`NAME=VALUE` pairs checked against the options rules declare (type and existence), by
+    the same pydantic model as `[options]` in the configuration."""
     if not pairs:
         return {}
-    from fp8lint.rules import all_rules
+    from fp8lint.engine.config_model import Invalid, validate_options
 
-    declared = {o.name: (r.code, o) for r in all_rules() for o in r.options}
-    out: dict[str, dict[str, Any]] = {}
+    given: dict[str, Any] = {}
     for pair in pairs:
         name, sep, raw = pair.partition("=")
-        name = name.strip()
-        if not sep or name not in declared:
-            known = ", ".join(sorted(declared))
-            raise UsageError(f"unknown rule option `{name}` (known options: {known})")
-        code, option = declared[name]
-        try:
-            if option.type is bool:
-                if raw.lower() not in ("true", "false"):
-                    raise ValueError
-                value: Any = raw.lower() == "true"
-            else:
-                value = option.type(raw)
-        except ValueError:
-            raise UsageError(
-                f"rule option `{name}` expects {option.type.__name__}, got `{raw}`"
-            ) from None
-        out.setdefault(code, {})[name] = value
-    return out
+        if not sep:
+            raise UsageError(f"`--option {pair}`: write NAME=VALUE")
+        given[name.strip()] = raw
+    try:
+        return validate_options(given, raw=True)
+    except Invalid as exc:
+        raise UsageError(exc.problems[0]) from None
 
 
 def cache_location(cache_dir: str | None, configs: Resolver) -> str:
     """Where the cache lives: `--cache-dir`, else FP8LINT_CACHE_DIR, else `cache-dir` from
     the configuration of the working directory, else `.fp8lint_cache` in its root (the
     folder of that configuration file, or the working directory when there is none)."""
-    from fp8lint.engine.cache import default_directory
+    from fp8lint.engine.cache import location
 
-    chosen = cache_dir or os.environ.get("FP8LINT_CACHE_DIR")
-    if chosen:
-        return os.path.abspath(os.path.expanduser(chosen))
+    explicit = cache_dir or os.environ.get("FP8LINT_CACHE_DIR")
+    if explicit:
+        return location(".", None, explicit)
     project = configs.for_path(".")
-    if project.cache_dir:
-        folder = os.path.expanduser(project.cache_dir)
-        return os.path.normpath(os.path.join(os.path.abspath(project.root), folder))
-    return default_directory(project.root)
+    return location(project.root, project.cache_dir)
 
 
 def cache_enabled(args: argparse.Namespace, configs: Resolver) -> bool:
@@ -356,9 +348,14 @@ def cmd_check(args: argparse.Namespace) -> int:
         raise UsageError("--statistics cannot be combined with --fix or --diff")
     if args.exit_zero and args.exit_non_zero_on_fix:
         raise UsageError("--exit-zero and --exit-non-zero-on-fix exclude each other")
+    from fp8lint.engine.cache import disabled_by_environment
     from fp8lint.engine.config import Resolver
 
-    configs = Resolver(args.config)
+    configs = Resolver(
+        args.config,
+        remember=not (args.fix or args.diff or args.no_cache or disabled_by_environment()),
+        cache_dir=args.cache_dir or os.environ.get("FP8LINT_CACHE_DIR"),
+    )
     if args.show_settings:
         return show_settings(args, configs, settings)
     if args.show_files:
@@ -712,6 +709,20 @@ def cmd_rule(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_schema(args: argparse.Namespace) -> int:
+    """`fp8lint schema`: the schemas there are; `fp8lint schema NAME`: one, as JSON."""
+    from fp8lint.engine.schemas import UnknownSchema, export, listing
+
+    if not args.name:
+        sys.stdout.write(listing())
+        return 0
+    try:
+        sys.stdout.write(export(args.name))
+    except UnknownSchema as exc:
+        raise UsageError(str(exc)) from None
+    return 0
+
+
 def cmd_review(args: argparse.Namespace) -> int:
     from fp8lint.review.command import main as review_main
 
@@ -736,6 +747,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "clean": cmd_clean,
         "show": cmd_show,
         "rule": cmd_rule,
+        "schema": cmd_schema,
         "review": cmd_review,
         "simulate": cmd_simulate,
     }
@@ -744,8 +756,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except UsageError as exc:
         print(f"fp8lint: error: {exc}", file=sys.stderr)
         return 2
-    except LocatedError as exc:  # a bad configuration or baseline file
-        print(f"fp8lint: error: {exc.message}", file=sys.stderr)
+    except LocatedError as exc:  # a bad configuration or baseline file: a line per problem
+        for line in exc.message.splitlines() or [""]:
+            print(f"fp8lint: error: {line}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("fp8lint: interrupted", file=sys.stderr)

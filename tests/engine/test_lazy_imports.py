@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import json
+import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
+
+import pytest
 
 PROBE = """
 import sys
@@ -40,3 +45,217 @@ def test_fp8_python_imports_the_python_source(tmp_path: Path) -> None:
         "from transformer_engine.common.recipe import DelayedScaling\nr = DelayedScaling()\n"
     )
     assert "fp8lint.frameworks.python_recipes" in probe(tmp_path).split("=", 1)[1].split(",")
+
+
+# ---------------------------------------------------------------- a remembered configuration
+
+MEMO_PROBE = """
+import json, sys
+from fp8lint.cli import main
+code = main(["check", *sys.argv[1:]])
+print(json.dumps({"code": code, "pydantic": "pydantic" in sys.modules,
+                  "tomllib": "tomllib" in sys.modules or "tomli" in sys.modules}))
+"""
+
+CONFIG = (
+    "[project]\nname = 'x'\n"
+    "[tool.fp8lint]\n"
+    'select = ["FP81", "FP82"]\n'
+    'max-file-size = "1MiB"\n'
+    "[tool.fp8lint.options]\n"
+    "min-margin = 3\n"
+)
+
+
+def memo_probe(root: Path, *args: str) -> dict[str, object]:
+    """One `fp8lint check` in a fresh process with the cache on: exit code, and whether it
+    imported pydantic (the configuration was validated) or a TOML parser."""
+    env = {k: v for k, v in os.environ.items() if k not in ("FP8LINT_NO_CACHE", "FP8LINT_DEBUG")}
+    r = subprocess.run(
+        [sys.executable, "-c", MEMO_PROBE, *args],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=root,
+        env=env,
+    )
+    out: dict[str, object] = json.loads(r.stdout.strip().splitlines()[-1])
+    out["stderr"] = r.stderr
+    return out
+
+
+def settings_of(root: Path, *args: str) -> dict[str, Any]:
+    env = {k: v for k, v in os.environ.items() if k != "FP8LINT_NO_CACHE"}
+    r = subprocess.run(
+        [sys.executable, "-m", "fp8lint", "check", "a.yaml", "--show-settings", *args],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=root,
+        env=env,
+    )
+    assert r.returncode == 0, r.stderr
+    data: dict[str, Any] = json.loads(r.stdout)
+    return data
+
+
+def memo_entries(cache: Path) -> list[Path]:
+    return sorted(cache.glob("*/configs/*.json"))
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    (tmp_path / "pyproject.toml").write_text(CONFIG)
+    (tmp_path / "a.yaml").write_text("model:\n  hidden_size: 4096\n")
+    return tmp_path
+
+
+def test_a_valid_configuration_is_validated_once(project: Path) -> None:
+    first = memo_probe(project, "a.yaml")
+    assert first["code"] == 0 and first["pydantic"] is True, first
+    assert len(memo_entries(project / ".fp8lint_cache")) == 1
+    second = memo_probe(project, "a.yaml")
+    # neither pydantic nor a TOML parser: the remembered, validated data is used as it is
+    assert second == {"code": 0, "pydantic": False, "tomllib": False, "stderr": ""}, second
+    # and it gives exactly the settings a fresh validation gives (but for the cache's place)
+    warm, fresh = settings_of(project), settings_of(project, "--no-cache")
+    assert warm["effective"].pop("cache-dir") is not None
+    assert fresh["effective"].pop("cache-dir") is None
+    assert warm == fresh
+
+
+def test_an_edited_configuration_is_validated_again(project: Path) -> None:
+    memo_probe(project, "a.yaml")
+    path = project / "pyproject.toml"
+    before = path.stat()
+    path.write_text(CONFIG.replace("min-margin = 3", "min-margin = 4"))  # same size
+    os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
+    assert path.stat().st_size == before.st_size
+    again = memo_probe(project, "a.yaml")
+    assert again["code"] == 0 and again["pydantic"] is True, again
+    options = settings_of(project)["options"]
+    assert options == {"FP8106": {"min-margin": 4}}
+    path.write_text(CONFIG.replace("min-margin = 3", 'min-margin = "4"'))
+    bad = memo_probe(project, "a.yaml")
+    assert bad["code"] == 2 and "rule option `min-margin` must be int" in str(bad["stderr"])
+
+
+def test_an_invalid_configuration_is_reported_every_time(project: Path) -> None:
+    (project / "pyproject.toml").write_text(CONFIG.replace("select", "selekt"))
+    for _ in range(2):
+        r = memo_probe(project, "a.yaml")
+        assert r["code"] == 2 and r["pydantic"] is True, r
+        assert "pyproject.toml: unknown key `selekt` (did you mean `select`?)" in str(r["stderr"])
+    assert memo_entries(project / ".fp8lint_cache") == []
+
+
+@pytest.mark.parametrize(
+    "damage",
+    [
+        b"",
+        b"{not json",
+        b'{"format": 1}',
+        b"[]",
+        "wrong-config",
+        "wrong-key",
+        "other-code",
+    ],
+)
+def test_a_corrupt_memo_entry_is_a_miss(project: Path, damage: bytes | str) -> None:
+    memo_probe(project, "a.yaml")
+    (entry,) = memo_entries(project / ".fp8lint_cache")
+    stored = json.loads(entry.read_text())
+    code = stored["code"]
+    if damage == "wrong-config":  # a well-formed entry whose data has the wrong shape
+        stored["config"]["severity"] = {"FP8101": "fatal"}
+        entry.write_text(json.dumps(stored))
+    elif damage == "wrong-key":
+        stored["key"] = "0" * 64
+        entry.write_text(json.dumps(stored))
+    elif damage == "other-code":  # written by another build of fp8lint
+        stored["code"] = "x" + stored["code"]
+        entry.write_text(json.dumps(stored))
+    else:
+        assert isinstance(damage, bytes)
+        entry.write_bytes(damage)
+    r = memo_probe(project, "a.yaml")
+    assert r["code"] == 0 and r["pydantic"] is True and not r["stderr"], r
+    assert settings_of(project, "--no-cache")["options"] == {"FP8106": {"min-margin": 3}}
+    rewritten = json.loads(entry.read_text())  # validated again and stored afresh
+    assert rewritten["key"] == entry.stem and rewritten["code"] == code
+    assert rewritten["config"]["options"] == {"FP8106": {"min-margin": 3}}
+    assert memo_probe(project, "a.yaml")["pydantic"] is False  # rewritten, sound again
+
+
+@pytest.mark.parametrize("how", ["--no-cache", "env", "cache = false", "--fix"])
+def test_the_memo_is_off_with_the_cache(project: Path, how: str) -> None:
+    args: tuple[str, ...] = ("a.yaml",)
+    if how == "cache = false":
+        (project / "pyproject.toml").write_text(
+            CONFIG.replace("[tool.fp8lint]\n", "[tool.fp8lint]\ncache = false\n")
+        )
+    elif how != "env":
+        args += (how,)
+    for _ in range(2):
+        if how == "env":
+            env_probe = subprocess.run(
+                [sys.executable, "-c", MEMO_PROBE, *args],
+                capture_output=True,
+                text=True,
+                timeout=60,
+                cwd=project,
+                env={**os.environ, "FP8LINT_NO_CACHE": "1"},
+            )
+            assert json.loads(env_probe.stdout.splitlines()[-1])["pydantic"] is True
+        else:
+            assert memo_probe(project, *args)["pydantic"] is True
+    assert not (project / ".fp8lint_cache").exists()
+
+
+def test_the_memo_lives_in_the_configured_cache_dir(project: Path) -> None:
+    (project / "pyproject.toml").write_text(
+        CONFIG.replace("[tool.fp8lint]\n", '[tool.fp8lint]\ncache-dir = "build/lint"\n')
+    )
+    assert memo_probe(project, "a.yaml")["pydantic"] is True
+    assert len(memo_entries(project / "build/lint")) == 1
+    second = memo_probe(project, "a.yaml")
+    assert second["code"] == 0 and second["pydantic"] is False, second
+    assert not (project / ".fp8lint_cache").exists()
+    # the command line's directory wins, and is where the memo goes
+    assert memo_probe(project, "a.yaml", "--cache-dir", "elsewhere")["pydantic"] is True
+    assert len(memo_entries(project / "elsewhere")) == 1
+    assert memo_probe(project, "a.yaml", "--cache-dir", "elsewhere")["pydantic"] is False
+
+
+def test_extend_chains_are_remembered_file_by_file(project: Path) -> None:
+    (project / "base.toml").write_text('extend-select = ["FP8106"]\n[options]\nmin-margin = 5\n')
+    (project / "pyproject.toml").write_text('[tool.fp8lint]\nextend = "base.toml"\n')
+    memo_probe(project, "a.yaml")
+    assert len(memo_entries(project / ".fp8lint_cache")) == 2
+    assert memo_probe(project, "a.yaml")["pydantic"] is False
+    assert settings_of(project)["options"] == {"FP8106": {"min-margin": 5}}
+    # a parent that stops validating is reported on every run, the child being remembered
+    (project / "base.toml").write_text("[options]\nmin-margin = true\n")
+    for _ in range(2):
+        r = memo_probe(project, "a.yaml")
+        assert r["code"] == 2 and "base.toml: rule option `min-margin`" in str(r["stderr"]), r
+    # a cycle is found on every run, although each file is valid (and remembered)
+    (project / "base.toml").write_text('extend = "pyproject.toml"\n')
+    for _ in range(2):
+        r = memo_probe(project, "a.yaml")
+        assert r["code"] == 2 and "`extend` cycle" in str(r["stderr"]), r
+
+
+def test_the_memo_knows_a_pyproject_from_an_fp8lint_toml(tmp_path: Path) -> None:
+    """The same bytes are valid as pyproject.toml ([tool.fp8lint]) and not as .fp8lint.toml
+    (an unknown key `tool`): the memo keeps them apart."""
+    text = '[tool.fp8lint]\nselect = ["FP81"]\n'
+    for name in ("a/pyproject.toml", "b/.fp8lint.toml"):
+        (tmp_path / name).parent.mkdir()
+        (tmp_path / name).write_text(text)
+        (tmp_path / name).with_name("x.yaml").write_text("k: 1\n")
+    shared = str(tmp_path / "shared-cache")
+    assert memo_probe(tmp_path / "a", "x.yaml", "--cache-dir", shared)["code"] == 0
+    assert memo_probe(tmp_path / "a", "x.yaml", "--cache-dir", shared)["pydantic"] is False
+    r = memo_probe(tmp_path / "b", "x.yaml", "--cache-dir", shared)
+    assert r["code"] == 2 and "unknown key `tool`" in str(r["stderr"]), r

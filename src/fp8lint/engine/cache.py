@@ -26,8 +26,9 @@ The cache never fails a run: a missing, unreadable, corrupt or foreign shard or 
 miss, and a cache that cannot be written is skipped.  Shards are written to a temporary file
 and renamed over the old one (`os.replace`), merged with what another run wrote meanwhile.
 Entries not used for 30 days are dropped.  Internal errors and timeouts are never stored
-(the engine does not hand them over).  Only json, zlib, os and time are imported here;
-hashlib only once a file's bytes must be hashed.
+(the engine does not hand them over).  `<dir>/<version>/configs/` holds the configuration
+files that validated (`ConfigMemo`, used by `config.Resolver`).  Only json, zlib, os and time
+are imported here; hashlib only once a file's bytes must be hashed.
 """
 
 from __future__ import annotations
@@ -39,6 +40,7 @@ import zlib
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 from fp8lint import __version__
@@ -92,6 +94,18 @@ def default_directory(root: str) -> str:
     return os.path.join(os.path.abspath(root), DIR_NAME)
 
 
+def location(root: str, cache_dir: str | None, explicit: str | None = None) -> str:
+    """The cache directory: `explicit` (the command line, FP8LINT_CACHE_DIR), else `cache_dir`
+    from the project configuration (relative to `root`, its folder), else `.fp8lint_cache`
+    in `root`."""
+    if explicit:
+        return os.path.abspath(os.path.expanduser(explicit))
+    if cache_dir:
+        folder = os.path.expanduser(cache_dir)
+        return os.path.normpath(os.path.join(os.path.abspath(root), folder))
+    return default_directory(root)
+
+
 def is_cache_directory(path: str) -> bool:
     """Whether `path` holds the CACHEDIR.TAG fp8lint writes (what `fp8lint clean` removes)."""
     try:
@@ -120,6 +134,7 @@ def sha256(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
+@lru_cache(maxsize=1)
 def _code_fingerprint() -> str:
     """Names, sizes and mtimes of fp8lint's own files: an edited checkout is a new cache."""
     top = os.path.dirname(os.path.abspath(__file__))
@@ -611,18 +626,7 @@ class Cache:
         }
 
     def _prepare(self) -> bool:
-        """Create the cache folder (with CACHEDIR.TAG and a `*` .gitignore on first use)."""
-        try:
-            if not os.path.isdir(self.directory):
-                os.makedirs(self.directory, exist_ok=True)
-            for name, text in (("CACHEDIR.TAG", CACHEDIR_TAG), (".gitignore", GITIGNORE)):
-                marker = os.path.join(self.directory, name)
-                if not os.path.exists(marker):
-                    _write_atomic(marker, text.encode("utf-8"))
-            os.makedirs(self.folder, exist_ok=True)
-        except OSError:
-            return False
-        return True
+        return _prepare(self.directory, self.folder)
 
     def _write(self, index: int, shard: dict[str, Any]) -> bool:
         data = json.dumps(shard, separators=(",", ":")).encode("ascii")
@@ -631,6 +635,103 @@ class Cache:
         except OSError:
             return False
         return True
+
+
+def _prepare(directory: str, folder: str) -> bool:
+    """Create `folder` inside the cache `directory` (with CACHEDIR.TAG and a `*` .gitignore
+    on first use)."""
+    try:
+        if not os.path.isdir(directory):
+            os.makedirs(directory, exist_ok=True)
+        for name, text in (("CACHEDIR.TAG", CACHEDIR_TAG), (".gitignore", GITIGNORE)):
+            marker = os.path.join(directory, name)
+            if not os.path.exists(marker):
+                _write_atomic(marker, text.encode("utf-8"))
+        os.makedirs(folder, exist_ok=True)
+    except OSError:
+        return False
+    return True
+
+
+# --------------------------------------------------------------------------- configurations
+
+
+class ConfigMemo:
+    """Configuration files that validated, so that an unchanged one needs no pydantic.
+
+    `<dir>/<version>/configs/<key>.json`, where the key is the SHA-256 of the file's bytes and
+    of whether it is a pyproject.toml (the same bytes mean another table there); an entry
+    holds the validated data (`config_model.validate`) with the format, the fp8lint version
+    and the fingerprint of fp8lint's files (its rules decide what is valid).  Only valid files
+    are stored; an entry that is missing, unreadable, corrupt, foreign or stale is a miss.
+    Entries not used for 30 days are dropped when another is written."""
+
+    def __init__(self, directory: str) -> None:
+        self.directory = os.path.abspath(directory)
+        self.folder = os.path.join(self.directory, __version__, "configs")
+
+    @staticmethod
+    def key(pyproject: bool, data: bytes) -> str:
+        return sha256((b"pyproject\0" if pyproject else b"fp8lint\0") + data)
+
+    def _path(self, key: str) -> str:
+        return os.path.join(self.folder, f"{key}.json")
+
+    def get(self, key: str) -> Any:
+        """The stored data for `key`, or None."""
+        path = self._path(key)
+        try:
+            with open(path, "rb") as fh:
+                st = os.fstat(fh.fileno())
+                raw = json.loads(fh.read())
+        except (OSError, ValueError, RecursionError):
+            return None
+        ok = (
+            isinstance(raw, dict)
+            and raw.get("format") == FORMAT
+            and raw.get("fp8lint") == __version__
+            and raw.get("code") == _code_fingerprint()
+            and raw.get("key") == key
+            and "config" in raw
+        )
+        if not ok:
+            return None
+        if time.time() - st.st_mtime > 86400:  # in use: keep it from being pruned
+            try:
+                os.utime(path)
+            except OSError:
+                pass
+        return raw["config"]
+
+    def put(self, key: str, config: Any) -> None:
+        """Remember valid data for `key` (a cache that cannot be written is skipped)."""
+        if not _prepare(self.directory, self.folder):
+            return
+        entry = {
+            "format": FORMAT,
+            "fp8lint": __version__,
+            "code": _code_fingerprint(),
+            "key": key,
+            "config": config,
+        }
+        try:
+            _write_atomic(self._path(key), json.dumps(entry, sort_keys=True).encode("ascii"))
+        except OSError:
+            return
+        self._prune()
+
+    def _prune(self) -> None:
+        oldest = time.time() - MAX_AGE_DAYS * 86400
+        try:
+            entries = list(os.scandir(self.folder))
+        except OSError:
+            return
+        for entry in entries:
+            try:
+                if entry.name.endswith(".json") and entry.stat().st_mtime < oldest:
+                    os.unlink(entry.path)
+            except OSError:
+                continue
 
 
 def _write_atomic(path: str, data: bytes) -> None:

@@ -4,26 +4,51 @@ As in ruff, the closest configuration file to a linted file applies (`.fp8lint.t
 `fp8lint.toml`, then a `pyproject.toml` that has a `[tool.fp8lint]` table, in each folder from
 the file's upward), configs are not merged implicitly but may `extend = "../base.toml"`, paths
 resolve against the file that names them, and `--config FILE` applies one file to everything.
-Keys are validated (an unknown key or a wrong type names the file and the key and exits 2);
-rule options are validated against what each rule declares.  `max-file-size` and
-`file-timeout` apply per file like the rule settings; `cache` and `cache-dir` are read from the
-configuration that applies to the working directory (the project root), as ruff's are.
+`max-file-size` and `file-timeout` apply per file like the rule settings; `cache` and
+`cache-dir` are read from the configuration that applies to the working directory (the project
+root), as ruff's are.
+
+Each file is validated by the pydantic model in `config_model` (an unknown key or a wrong type
+names the file and the key and exits 2; rule options are checked against what each rule
+declares), which gives the plain data a `Config` is built from (`from_validated`).  A file that
+validated is remembered in the cache directory, keyed on its bytes (SHA-256) and fp8lint's
+version and files (`cache.ConfigMemo`): the next run builds its `Config` from that data without
+importing pydantic, while a changed file is validated again and an invalid one, never stored,
+is reported every time.  Where the memo lives depends on the configuration (`cache-dir`,
+`cache = false`): `Resolver` finds it from the project's files before loading any (see
+`_choose_memo`).
 """
 
 from __future__ import annotations
 
 import functools
 import os
-import re
 import sys
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from fp8lint.diagnostics import LocatedError, Severity
+from fp8lint.engine.units import parse_seconds, parse_size
+
+if TYPE_CHECKING:
+    from fp8lint.engine.cache import ConfigMemo
+
+__all__ = [
+    "CONFIG_NAMES",
+    "Config",
+    "ConfigError",
+    "Resolver",
+    "load",
+    "matches",
+    "parse_seconds",
+    "parse_size",
+]
 
 CONFIG_NAMES = (".fp8lint.toml", "fp8lint.toml", "pyproject.toml")
 LEVELS = ("error", "warning", "info")
+MAX_CONFIG_BYTES = 16 * 1024 * 1024  # far above any configuration; bounds a hostile one
+MAX_EXTEND_DEPTH = 16
 
 
 class ConfigError(LocatedError):
@@ -48,6 +73,7 @@ class Config:
     file_timeout: float | None = None  # seconds, 0: no limit
     cache: bool | None = None
     cache_dir: str | None = None  # as written: relative to `root`, `~` allowed
+    written: frozenset[str] = frozenset()  # the keys the file (not its parents) sets
 
     def settings_dict(self) -> dict[str, Any]:
         """What `--show-settings` prints."""
@@ -71,25 +97,135 @@ class Config:
         }
 
 
-def _load_toml(path: str) -> dict[str, Any]:
+# --------------------------------------------------------------------------- validated data
+
+
+def _strs(value: Any) -> tuple[str, ...]:
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise ValueError("expected a list of strings")
+    return tuple(value)
+
+
+def _opt(value: Any, kind: type) -> Any:
+    """None, or a value of exactly `kind` (a bool is no int here)."""
+    if value is not None and (
+        not isinstance(value, kind) or isinstance(value, bool) != (kind is bool)
+    ):
+        raise ValueError(f"expected {kind.__name__}")
+    return value
+
+
+def _scalar(value: Any) -> bool:
+    return isinstance(value, (bool, int, float, str))
+
+
+def from_validated(data: Any, path: str) -> tuple[Config, str | None]:
+    """The `Config` of one file, and its `extend` reference, from what `config_model.validate`
+    returned for it (fresh, or remembered from an earlier run); ValueError for data of any
+    other shape, so that a damaged memo entry is a miss, never a wrong configuration."""
+    if not isinstance(data, dict):
+        raise ValueError("expected an object")
+    try:
+        pfi = data["per_file_ignores"]
+        if not isinstance(pfi, list) or not all(
+            isinstance(p, list) and len(p) == 2 and isinstance(p[0], str) for p in pfi
+        ):
+            raise ValueError("bad per-file-ignores")
+        severity = data["severity"]
+        if not isinstance(severity, dict) or not all(v in LEVELS for v in severity.values()):
+            raise ValueError("bad severity")
+        options = data["options"]
+        if not isinstance(options, dict) or not all(
+            isinstance(o, dict) and all(_scalar(v) for v in o.values()) for o in options.values()
+        ):
+            raise ValueError("bad options")
+        fail_on = data["fail_on"]
+        if fail_on is not None and fail_on not in LEVELS:
+            raise ValueError("bad fail-on")
+        size = _opt(data["max_file_size"], int)
+        if size is not None and size < 1:
+            raise ValueError("bad max-file-size")
+        timeout = data["file_timeout"]
+        if timeout is not None and (
+            not isinstance(timeout, (int, float)) or isinstance(timeout, bool) or timeout < 0
+        ):
+            raise ValueError("bad file-timeout")
+        cache_dir = _opt(data["cache_dir"], str)
+        extend = _opt(data["extend"], str)
+        cfg = Config(
+            path=path,
+            root=os.path.dirname(os.path.abspath(path)),
+            select=_strs(data["select"]) if data["select"] is not None else None,
+            extend_select=_strs(data["extend_select"]),
+            ignore=_strs(data["ignore"]),
+            per_file_ignores=tuple((p, _strs(codes)) for p, codes in pfi),
+            exclude=_strs(data["exclude"]),
+            extend_exclude=_strs(data["extend_exclude"]),
+            severity={str(code): Severity(level) for code, level in severity.items()},
+            options={str(code): dict(values) for code, values in options.items()},
+            fail_on=fail_on,
+            rule_url_base=_opt(data["rule_url_base"], str),
+            max_file_size=size,
+            file_timeout=float(timeout) if timeout is not None else None,
+            cache=_opt(data["cache"], bool),
+            cache_dir=cache_dir,
+            written=frozenset(_strs(data["written"])),
+        )
+    except (KeyError, TypeError) as exc:
+        raise ValueError(f"missing or bad field: {exc}") from None
+    return cfg, extend
+
+
+def validate_table(path: str, table: Mapping[str, Any]) -> dict[str, Any]:
+    """One file's table through the pydantic model: its validated data, or a ConfigError with
+    one line per problem, each naming the file and the key."""
+    from fp8lint.engine.config_model import Invalid, validate
+
+    try:
+        return validate(dict(table))
+    except Invalid as exc:
+        raise ConfigError("\n".join(f"{path}: {problem}" for problem in exc.problems)) from None
+
+
+# --------------------------------------------------------------------------- files
+
+
+def _parse_toml(path: str, data: bytes) -> dict[str, Any]:
     if sys.version_info >= (3, 11):
         import tomllib
     else:  # Python 3.10
         import tomli as tomllib
     try:
-        with open(path, "rb") as fh:
-            data: dict[str, Any] = tomllib.load(fh)
-    except OSError as exc:
-        raise ConfigError(f"{path}: cannot read: {exc.strerror or exc}") from None
+        parsed: dict[str, Any] = tomllib.loads(data.decode("utf-8"))
+    except UnicodeDecodeError as exc:
+        raise ConfigError(
+            f"{path}: invalid TOML: not UTF-8 ({exc.reason} at byte {exc.start})"
+        ) from None
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{path}: invalid TOML: {exc}") from None
+    except (ValueError, RecursionError) as exc:  # found by fuzzing: deep or odd input
+        raise ConfigError(f"{path}: invalid TOML: {exc}") from None
+    return parsed
+
+
+def _read(path: str) -> bytes:
+    try:
+        with open(path, "rb") as fh:
+            data = fh.read(MAX_CONFIG_BYTES + 1)
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    if len(data) > MAX_CONFIG_BYTES:
+        raise ConfigError(f"{path}: over {MAX_CONFIG_BYTES // (1024 * 1024)} MiB: not read")
     return data
 
 
-def table_of(path: str) -> dict[str, Any] | None:
-    """The fp8lint table of a config file, None for a pyproject without one."""
-    data = _load_toml(path)
-    if os.path.basename(path) == "pyproject.toml":
+def _is_pyproject(path: str) -> bool:
+    return os.path.basename(path) == "pyproject.toml"
+
+
+def _table_in(path: str, data: dict[str, Any]) -> dict[str, Any] | None:
+    """The fp8lint table of a parsed file, None for a pyproject without one."""
+    if _is_pyproject(path):
         tool = data.get("tool")
         if not isinstance(tool, dict) or "fp8lint" not in tool:
             return None
@@ -100,194 +236,14 @@ def table_of(path: str) -> dict[str, Any] | None:
     return data
 
 
-def _strings(path: str, key: str, value: Any) -> tuple[str, ...]:
-    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-        raise ConfigError(f"{path}: `{key}` must be a list of strings")
-    return tuple(value)
-
-
-def _known_codes() -> set[str]:
-    """Codes and names of every rule, read from the rule pages (no rule module imported)."""
-    from fp8lint.rules import page_titles
-
-    titles = page_titles()
-    return set(titles) | set(titles.values())
-
-
-def _declared_options() -> dict[str, tuple[str, Any]]:
-    from fp8lint.rules import all_rules
-
-    return {o.name: (r.code, o) for r in all_rules() for o in r.options}
-
-
-def _selectors(path: str, key: str, value: Any) -> tuple[str, ...]:
-    items = _strings(path, key, value)
-    known = _known_codes()
-    for item in items:
-        if item.upper() == "ALL" or item.lower() in known:
-            continue
-        if any(code.startswith(item.upper()) for code in known if code.startswith("FP8")):
-            continue
-        raise ConfigError(f"{path}: `{key}` names an unknown rule `{item}`")
-    return items
-
-
-_SIZE = re.compile(r"(?i)^\s*(\d+(?:\.\d+)?)\s*(b|kb|mb|gb|kib|mib|gib)?\s*$")
-_UNITS = {
-    "b": 1,
-    "kb": 1000,
-    "mb": 1000**2,
-    "gb": 1000**3,
-    "kib": 1024,
-    "mib": 1024**2,
-    "gib": 1024**3,
-}
-
-
-def parse_size(value: object) -> int:
-    """A size in bytes from an int (bytes) or a string: `16MiB`, `512 KiB`, `2MB`, `1.5GiB`,
-    `4096`.  ValueError for anything else, or for a size under one byte."""
-    if isinstance(value, int) and not isinstance(value, bool):
-        size = value
-    elif isinstance(value, str):
-        m = _SIZE.match(value)
-        if m is None:
-            raise ValueError(f"not a size: {value!r} (write e.g. 16MiB, 512KiB, 2MB or bytes)")
-        size = int(float(m.group(1)) * _UNITS[(m.group(2) or "b").lower()])
-    else:
-        raise ValueError(f"not a size: {value!r} (an integer of bytes or a string like 16MiB)")
-    if size < 1:
-        raise ValueError(f"a size must be at least 1 byte, got {value!r}")
-    return size
-
-
-def parse_seconds(value: object) -> float:
-    """A time limit in seconds (int or float, 0 for none); ValueError for anything else."""
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise ValueError(f"not a number of seconds: {value!r}")
-    if not value >= 0 or value == float("inf"):
-        raise ValueError(f"must be a finite number of seconds >= 0 (0: no limit), got {value!r}")
-    return float(value)
-
-
-def parse_table(path: str, table: Mapping[str, Any]) -> Config:
-    """A validated `Config` from one file's table (without `extend`)."""
-    root = os.path.dirname(os.path.abspath(path))
-    cfg = Config(path=path, root=root)
-    for key, value in table.items():
-        if key == "extend":
-            continue
-        if key == "select":
-            cfg = replace(cfg, select=_selectors(path, key, value))
-        elif key == "extend-select":
-            cfg = replace(cfg, extend_select=_selectors(path, key, value))
-        elif key == "ignore":
-            cfg = replace(cfg, ignore=_selectors(path, key, value))
-        elif key == "exclude":
-            cfg = replace(cfg, exclude=_strings(path, key, value))
-        elif key == "extend-exclude":
-            cfg = replace(cfg, extend_exclude=_strings(path, key, value))
-        elif key == "per-file-ignores":
-            if not isinstance(value, dict):
-                raise ConfigError(f"{path}: `per-file-ignores` must be a table of glob = [codes]")
-            pfi = tuple(
-                (pattern, _selectors(path, f"per-file-ignores.{pattern}", codes))
-                for pattern, codes in value.items()
-            )
-            cfg = replace(cfg, per_file_ignores=pfi)
-        elif key == "severity":
-            if not isinstance(value, dict):
-                raise ConfigError(f"{path}: `severity` must be a table of CODE = level")
-            from fp8lint.rules import page_titles
-
-            by_name = {name: code for code, name in page_titles().items()}
-            levels: dict[str, Severity] = {}
-            for key_, level in value.items():
-                code = by_name.get(key_.lower(), key_.upper())
-                if code not in by_name.values():
-                    raise ConfigError(f"{path}: `severity` names an unknown rule `{key_}`")
-                if level not in LEVELS:
-                    raise ConfigError(
-                        f"{path}: `severity.{key_}` must be one of {', '.join(LEVELS)}"
-                    )
-                levels[code] = Severity(level)
-            cfg = replace(cfg, severity=levels)
-        elif key == "options":
-            cfg = replace(cfg, options=parse_options(path, value))
-        elif key == "fail-on":
-            if value not in LEVELS:
-                raise ConfigError(f"{path}: `fail-on` must be one of {', '.join(LEVELS)}")
-            cfg = replace(cfg, fail_on=value)
-        elif key == "rule-url-base":
-            if not isinstance(value, str):
-                raise ConfigError(f"{path}: `rule-url-base` must be a string")
-            cfg = replace(cfg, rule_url_base=value)
-        elif key == "max-file-size":
-            try:
-                cfg = replace(cfg, max_file_size=parse_size(value))
-            except ValueError as exc:
-                raise ConfigError(f"{path}: `max-file-size`: {exc}") from None
-        elif key == "file-timeout":
-            try:
-                cfg = replace(cfg, file_timeout=parse_seconds(value))
-            except ValueError as exc:
-                raise ConfigError(f"{path}: `file-timeout`: {exc}") from None
-        elif key == "cache":
-            if not isinstance(value, bool):
-                raise ConfigError(f"{path}: `cache` must be true or false")
-            cfg = replace(cfg, cache=value)
-        elif key == "cache-dir":
-            if not isinstance(value, str) or not value.strip():
-                raise ConfigError(f"{path}: `cache-dir` must be a non-empty path")
-            cfg = replace(cfg, cache_dir=value)
-        else:
-            raise ConfigError(f"{path}: unknown key `{key}`")
-    return cfg
-
-
-def parse_options(path: str, value: Any) -> dict[str, dict[str, Any]]:
-    """`[options]` table: each name must be an option some rule declares, of its type."""
-    if not isinstance(value, dict):
-        raise ConfigError(f"{path}: `options` must be a table of option = value")
-    declared = _declared_options()
-    out: dict[str, dict[str, Any]] = {}
-    for name, raw in value.items():
-        if name not in declared:
-            known = ", ".join(sorted(declared))
-            raise ConfigError(f"{path}: unknown rule option `{name}` (known: {known})")
-        code, option = declared[name]
-        ok = isinstance(raw, option.type) and not (option.type is int and isinstance(raw, bool))
-        if not ok:
-            raise ConfigError(
-                f"{path}: rule option `{name}` must be {option.type.__name__}, got {raw!r}"
-            )
-        out.setdefault(code, {})[name] = raw
-    return out
-
-
-def load(path: str, seen: tuple[str, ...] = ()) -> Config:
+def load(path: str) -> Config:
     """A config file with its `extend` chain applied (child keys win; lists of extras merge)."""
-    path = os.path.abspath(path)
-    if path in seen:
-        raise ConfigError(f"{path}: `extend` cycle through {', '.join(seen)}")
-    if len(seen) > 16:
-        raise ConfigError(f"{path}: `extend` chain deeper than 16 files")
-    table = table_of(path)
-    if table is None:
-        raise ConfigError(f"{path}: no [tool.fp8lint] table")
-    child = parse_table(path, table)
-    parent_ref = table.get("extend")
-    if parent_ref is None:
-        return child
-    if not isinstance(parent_ref, str):
-        raise ConfigError(f"{path}: `extend` must be a path")
-    parent = load(os.path.join(os.path.dirname(path), parent_ref), (*seen, path))
-    return merge(parent, child, table)
+    return Resolver().load(path)
 
 
-def merge(parent: Config, child: Config, child_table: Mapping[str, Any]) -> Config:
+def merge(parent: Config, child: Config) -> Config:
     def pick(key: str, mine: Any, theirs: Any) -> Any:
-        return mine if key in child_table else theirs
+        return mine if key in child.written else theirs
 
     return replace(
         parent,
@@ -302,26 +258,216 @@ def merge(parent: Config, child: Config, child_table: Mapping[str, Any]) -> Conf
         cache_dir=pick("cache-dir", child.cache_dir, parent.cache_dir),
         path=child.path,
         root=child.root,
+        written=child.written,
         extend_select=parent.extend_select + child.extend_select,
         extend_exclude=parent.extend_exclude + child.extend_exclude,
         per_file_ignores=parent.per_file_ignores + child.per_file_ignores,
         severity={**parent.severity, **child.severity},
         options={
             code: {**parent.options.get(code, {}), **child.options.get(code, {})}
-            for code in set(parent.options) | set(child.options)
+            for code in sorted(set(parent.options) | set(child.options))
         },
     )
 
 
-class Resolver:
-    """Finds the closest config for each path (cached per folder), or uses one forced file."""
+class _NoMemo(Exception):
+    """The project's files do not say plainly where the cache is: no memo this run (loading
+    them reports why)."""
 
-    def __init__(self, forced: str | None = None) -> None:
-        self.forced = load(forced) if forced is not None else None
+
+@dataclass(frozen=True)
+class _Peek:
+    has_table: bool
+    cache: bool | None = None  # None: not set by this file
+    cache_dir: str | None = None
+    extend: str | None = None
+
+
+class Resolver:
+    """Finds the closest config for each path (cached per folder), or uses one forced file.
+
+    `remember`: keep validated files in the cache directory (and use what is kept there);
+    `cache_dir`: that directory when the command line or FP8LINT_CACHE_DIR names it."""
+
+    def __init__(
+        self, forced: str | None = None, *, remember: bool = False, cache_dir: str | None = None
+    ) -> None:
+        self._remember = remember
+        self._cache_dir = cache_dir
+        self._memo: ConfigMemo | None = None
+        self._memo_chosen = False
+        self._bytes: dict[str, bytes] = {}
+        self._tables: dict[str, dict[str, Any] | None] = {}
+        self._files: dict[str, tuple[Config, str | None] | None] = {}
+        self._known: dict[str, Any] = {}  # memo key -> validated data found this run
+        self._forced_path = os.path.abspath(forced) if forced is not None else None
+        self.forced = self.load(forced) if forced is not None else None
         if self.forced is not None:  # --config: relative paths are relative to the CWD
             self.forced = replace(self.forced, root=os.getcwd())
         self._by_dir: dict[str, Config] = {}
         self._by_parent: dict[str, Config] = {}  # a file's folder as written -> its config
+
+    # ------------------------------------------------------------------ one file
+
+    def _data(self, path: str) -> bytes:
+        if path not in self._bytes:
+            self._bytes[path] = _read(path)
+        return self._bytes[path]
+
+    def _table(self, path: str) -> dict[str, Any] | None:
+        if path not in self._tables:
+            self._tables[path] = _table_in(path, _parse_toml(path, self._data(path)))
+        return self._tables[path]
+
+    def _remembered(
+        self, memo: ConfigMemo, key: str, path: str
+    ) -> tuple[Config, str | None] | None:
+        """The file's validated data from this run or the memo, if it is there and sound."""
+        from fp8lint.engine.limits import quietly
+
+        data = self._known.get(key)
+        if data is None:
+            data = quietly(functools.partial(memo.get, key))
+        if data is None:
+            return None
+        try:
+            found = from_validated(data, path)
+        except ValueError:
+            return None
+        self._known[key] = data
+        return found
+
+    def _file(self, path: str) -> tuple[Config, str | None] | None:
+        """One file's `Config` and `extend` reference (None: a pyproject without the table):
+        from the memo when its bytes validated before, else validated now (and remembered)."""
+        if path in self._files:
+            return self._files[path]
+        memo = self._run_memo()
+        key = memo.key(_is_pyproject(path), self._data(path)) if memo is not None else ""
+        found = self._remembered(memo, key, path) if memo is not None else None
+        if found is None:
+            table = self._table(path)
+            if table is not None:
+                data = validate_table(path, table)
+                if memo is not None:
+                    from fp8lint.engine.limits import quietly
+
+                    self._known[key] = data
+                    quietly(functools.partial(memo.put, key, data))
+                found = from_validated(data, path)
+        self._files[path] = found
+        return found
+
+    def load(self, path: str, seen: tuple[str, ...] = ()) -> Config:
+        """A config file with its `extend` chain applied (child keys win; lists of extras
+        merge)."""
+        path = os.path.abspath(path)
+        if path in seen:
+            raise ConfigError(f"{path}: `extend` cycle through {', '.join(seen)}")
+        if len(seen) > MAX_EXTEND_DEPTH:
+            raise ConfigError(f"{path}: `extend` chain deeper than {MAX_EXTEND_DEPTH} files")
+        found = self._file(path)
+        if found is None:
+            raise ConfigError(f"{path}: no [tool.fp8lint] table")
+        child, parent_ref = found
+        if parent_ref is None:
+            return child
+        parent = self.load(os.path.join(os.path.dirname(path), parent_ref), (*seen, path))
+        return merge(parent, child)
+
+    # ------------------------------------------------------------------ the memo
+
+    def _run_memo(self) -> ConfigMemo | None:
+        if not self._memo_chosen:
+            self._memo_chosen = True
+            try:
+                self._memo = self._choose_memo()
+            except (_NoMemo, OSError):
+                self._memo = None
+        return self._memo
+
+    def _choose_memo(self) -> ConfigMemo | None:
+        """The cache directory of this run, as `cli.cache_location` finds it from the loaded
+        configuration, but found before loading: `cache` and `cache-dir` along the project
+        configuration's `extend` chain, each file read from the memo in the default place
+        (validated data, no TOML parsed) or else parsed, unvalidated.  Values of the wrong
+        type mean no memo this run; loading the file then reports them."""
+        if not self._remember:
+            return None
+        from fp8lint.engine.cache import ConfigMemo, location
+
+        if self._cache_dir:
+            return ConfigMemo(location(".", None, self._cache_dir))
+        cwd = os.getcwd()
+        default: ConfigMemo | None = None
+
+        def peek(path: str) -> _Peek:  # a candidate's memo is the default one of its folder
+            return self._peek(path, default or ConfigMemo(location(os.path.dirname(path), None)))
+
+        project = self._forced_path
+        if project is None:
+            project = self._find_project(cwd, peek)
+        root = cwd if self._forced_path is not None or project is None else os.path.dirname(project)
+        default = ConfigMemo(location(root, None))
+        if project is None:
+            return default
+        cache: bool | None = None
+        cache_dir: str | None = None
+        path, seen = project, [project]
+        while True:
+            found = peek(path)
+            if not found.has_table:
+                raise _NoMemo
+            cache = found.cache if cache is None else cache
+            cache_dir = found.cache_dir if cache_dir is None else cache_dir
+            if found.extend is None:
+                break
+            path = os.path.abspath(os.path.join(os.path.dirname(path), found.extend))
+            if path in seen or len(seen) > MAX_EXTEND_DEPTH:
+                raise _NoMemo
+            seen.append(path)
+        if cache is False:
+            return None
+        return default if cache_dir is None else ConfigMemo(location(root, cache_dir))
+
+    def _peek(self, path: str, memo: ConfigMemo) -> _Peek:
+        """`cache`, `cache-dir` and `extend` of one file: validated, from the memo, or as
+        parsed (then only values of the right type are accepted)."""
+        try:
+            found = self._remembered(memo, memo.key(_is_pyproject(path), self._data(path)), path)
+            if found is not None:
+                cfg, extend = found
+                return _Peek(True, cfg.cache, cfg.cache_dir, extend)
+            table = self._table(path)
+        except ConfigError:
+            raise _NoMemo from None
+        if table is None:
+            return _Peek(False)
+        cache, cache_dir, extend = table.get("cache"), table.get("cache-dir"), table.get("extend")
+        if cache is not None and not isinstance(cache, bool):
+            raise _NoMemo
+        if cache_dir is not None and (not isinstance(cache_dir, str) or not cache_dir.strip()):
+            raise _NoMemo
+        if extend is not None and not isinstance(extend, str):
+            raise _NoMemo
+        return _Peek(True, cache, cache_dir, extend)
+
+    @staticmethod
+    def _find_project(folder: str, peek: Callable[[str], _Peek]) -> str | None:
+        """The configuration file that applies to `folder` (as `_for_dir` finds it)."""
+        while True:
+            for name in CONFIG_NAMES:
+                candidate = os.path.join(folder, name)
+                if os.path.isfile(candidate) and (
+                    name != "pyproject.toml" or peek(candidate).has_table
+                ):
+                    return candidate
+            parent = os.path.dirname(folder)
+            if parent == folder:
+                return None
+            folder = parent
+
+    # ------------------------------------------------------------------ lookups
 
     def for_file(self, path: str) -> Config:
         """`for_path` for a path known to be a file (one found by walking a folder): one
@@ -351,9 +497,9 @@ class Resolver:
         for name in CONFIG_NAMES:
             candidate = os.path.join(folder, name)
             if os.path.isfile(candidate) and (
-                name != "pyproject.toml" or table_of(candidate) is not None
+                name != "pyproject.toml" or self._file(candidate) is not None
             ):
-                found = load(candidate)
+                found = self.load(candidate)
                 break
         if found is None:
             parent = os.path.dirname(folder)
