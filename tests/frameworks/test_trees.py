@@ -48,12 +48,16 @@ def test_nemo_interpolations_resolve_and_unknown_resolvers_stay_unknown() -> Non
         "model:\n  transformer_engine: true\n  fp8: true\n  fp8_hybrid: true\n"
         "  fp8_amax_history_len: ${base.hist}\n  fp8_margin: ${multiply:1,2}\n"
         "  tensor_model_parallel_size: ${.tp}\n  tp: 4\n  fp8_amax_compute_algo: ${nope.x}\n"
+        "  fp8_interval: ${int_div:4,2}\n"
     )
     (site,) = sites(text)
     assert site.framework is Framework.NEMO1
     assert site.amax_history_len.value == 1024
     assert site.amax_history_len.via and site.amax_history_len.via[0].line == 2
-    assert site.margin.known is False and "resolver" in (site.margin.note or "")
+    # NeMo registers `multiply` (nemo/core/config/hydra_runner.py): fp8lint computes it
+    assert site.margin.known is True and site.margin.value == 2
+    # `int_div` is registered by none of NeMo, NeMo-RL, the Launcher: unknown, never guessed
+    assert site.interval.known is False and "resolver `int_div`" in (site.interval.note or "")
     assert site.tensor_parallel.value == 4
     assert site.amax_compute_algo.known is False
 
