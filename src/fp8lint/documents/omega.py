@@ -34,7 +34,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from fp8lint.diagnostics import LocatedError
-from fp8lint.documents.tree import Node
+from fp8lint.documents.tree import Kind, Node
 
 Path = tuple[str, ...]
 
@@ -235,7 +235,8 @@ def _interpolation_refs(text: str, parent: Path) -> tuple[list[Path], int, str |
             keys: list[str] = []
             for child in ctx.getChildren():
                 if isinstance(child, G.ConfigKeyContext):
-                    if child.interpolation() is not None:
+                    key_ctx: Any = child
+                    if key_ctx.interpolation() is not None:
                         return [], 0, f"`{_short(text)}` computes a key name; fp8lint does not"
                     keys.append(child.getText())
                 elif child.getText() == "." and not keys:
@@ -246,8 +247,9 @@ def _interpolation_refs(text: str, parent: Path) -> tuple[list[Path], int, str |
             continue  # a node interpolation holds nothing else to follow
         if isinstance(ctx, G.InterpolationResolverContext):
             calls += 1
-            name = ctx.resolverName().getText() if ctx.resolverName() is not None else ""
-            seq = ctx.sequence()
+            call: Any = ctx
+            name = call.resolverName().getText() if call.resolverName() is not None else ""
+            seq = call.sequence()
             if name == "oc.select" and seq is not None and seq.element():
                 key_arg = seq.element()[0]
                 if _has_interpolation(key_arg, G):
@@ -341,7 +343,9 @@ class Interpolations:
         if problem:
             return _Info(note=problem)
         # a resolver's numeric result is short; its text arguments are counted in `own`
-        return _Info(edges=tuple(refs), refs=tuple(dict.fromkeys(refs)), own=len(value) + 80 * calls)
+        return _Info(
+            edges=tuple(refs), refs=tuple(dict.fromkeys(refs)), own=len(value) + 80 * calls
+        )
 
     def _walk(self, start: Path) -> tuple[set[Path], str | None]:
         """Everything `start` needs, or why it cannot be resolved (cycle, depth, size)."""
@@ -628,9 +632,7 @@ def _apply(
             synthetic = Node("map", edit.key.start, edit.key.end, value=[], style="block")
             index[edit.path[:cut]] = (edit.key, synthetic)
     table.append((edit.key, edit.value))
-    OmegaConf.update(
-        cfg, ".".join(edit.path), _token(len(table) - 1), merge=False, force_add=True
-    )
+    OmegaConf.update(cfg, ".".join(edit.path), _token(len(table) - 1), merge=False, force_add=True)
 
 
 def _rebuild(
@@ -641,7 +643,7 @@ def _rebuild(
 ) -> Node:
     if isinstance(data, str) and data.startswith("\x00fp8lint:"):
         return table[int(data.rsplit(":", 1)[1])][1]
-    kind = "map" if isinstance(data, dict) else "seq" if isinstance(data, list) else "scalar"
+    kind: Kind = "map" if isinstance(data, dict) else "seq" if isinstance(data, list) else "scalar"
     template = _last(indexes, path, kind)
     if kind == "scalar":
         return template[1] if template is not None else Node("scalar", *_nowhere(), value=data)

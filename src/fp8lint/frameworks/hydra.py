@@ -20,8 +20,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
-from fp8lint.documents.text import ParseError, Reader, SourceFile
 from fp8lint.documents.omega import Edit, Unknown
+from fp8lint.documents.text import ParseError, Reader, SourceFile
 from fp8lint.documents.tree import Document, Node, Pos, TreeError, load_yaml
 
 MAX_CHAIN = 8
