@@ -6,6 +6,8 @@ from fp8lint.documents.text import SourceFile
 from fp8lint.engine import parse_file
 from fp8lint.model import AmaxAlgo, AmaxScope, Fp8Format, Framework, Recipe
 
+from ..conftest import lint
+
 
 def sites(text: str, name: str = "x.yaml"):  # type: ignore[no-untyped-def]
     file = SourceFile(name, text)
@@ -153,3 +155,38 @@ def test_finding_through_an_alias_names_the_anchor() -> None:
 def test_each_yaml_document_is_its_own_site() -> None:
     found = sites("MODEL_ARGS:\n  --fp8-format: hybrid\n---\nMODEL_ARGS:\n  --bf16: true\n")
     assert [(s.span.line, s.is_on) for s in found] == [(1, True), (4, False)]
+
+
+# ------------------------------------------------------------------------- OmegaConf values
+
+GEMM = (
+    "model:\n  transformer_engine: true\n  fp8: true\n  fp8_hybrid: true\n"
+    "  fp8_amax_history_len: 1024\n  fp8_amax_compute_algo: max\n"
+    "  hidden_size: 2064\n  num_attention_heads: 12\n  tensor_model_parallel_size: 8\n"
+    "  ffn_hidden_size: {ffn}\n"
+)
+
+
+def test_fp8304_reads_an_ffn_size_computed_by_multiply() -> None:
+    # the Launcher's spelling (conf/training/gpt3/*.yaml): 4 x 2064 = 8256, / TP 8 = 1032
+    text = GEMM.format(ffn="${multiply:4, ${.hidden_size}}")
+    (site,) = sites(text)
+    assert site.ffn_hidden_size.value == 8256 and site.ffn_hidden_size.known
+    assert [v.line for v in site.ffn_hidden_size.via] == [7]
+    (d,) = lint("g.yaml", text, select=["FP8304"])
+    assert "ffn hidden size / TP = 8256/8 = 1032" in d.message
+    # unknown (read from the environment at launch): no guess, no finding
+    text = GEMM.format(ffn="${multiply:4, ${oc.env:HIDDEN}}")
+    (site,) = sites(text)
+    assert site.ffn_hidden_size.known is False
+    assert "environment" in (site.ffn_hidden_size.note or "")
+    assert lint("g.yaml", text, select=["FP8304"]) == []
+
+
+def test_missing_mandatory_value_is_unknown_with_a_note() -> None:
+    (site,) = sites(
+        "model:\n  transformer_engine: true\n  fp8: true\n  fp8_hybrid: true\n"
+        "  fp8_amax_history_len: ???\n"
+    )
+    assert site.amax_history_len.known is False and site.amax_history_len.written
+    assert "must be given at launch" in (site.amax_history_len.note or "")

@@ -206,8 +206,8 @@ def install(resolvers: Mapping[str, Resolver | str]) -> None:
 class _Info:
     """One key's place in the reference graph."""
 
-    edges: tuple[Path, ...] = ()  # every reference, once per occurrence (bound counts them)
-    refs: tuple[Path, ...] = ()  # the interpolation references only (for `via`)
+    refs: tuple[Path, ...] = ()  # what it references, once per occurrence (`${a}${a}`: twice)
+    children: tuple[Path, ...] = ()  # a section's entries
     own: int = 0  # characters of its own
     note: str | None = None  # why it cannot be resolved, found before OmegaConf runs
 
@@ -323,15 +323,15 @@ class Interpolations:
                 above = self._node(path[:cut])
                 if above is not None:
                     if needs_omegaconf(above):
-                        return _Info(edges=(path[:cut],), refs=(path[:cut],))
+                        return _Info(refs=(path[:cut],))
                     break
             return _Info()
         if node.kind == "map":
             children = tuple((*path, str(k.raw)) for k, _ in node.items() if k.kind == "scalar")
-            return _Info(edges=children, own=2 + 4 * len(children))
+            return _Info(children=children, own=2 + 4 * len(children))
         if node.kind == "seq":
             children = tuple((*path, str(i)) for i in range(len(node.value)))
-            return _Info(edges=children, own=2 + 2 * len(children))
+            return _Info(children=children, own=2 + 2 * len(children))
         if node.kind != "scalar":
             return _Info()
         value = node.value
@@ -343,12 +343,33 @@ class Interpolations:
         if problem:
             return _Info(note=problem)
         # a resolver's numeric result is short; its text arguments are counted in `own`
-        return _Info(
-            edges=tuple(refs), refs=tuple(dict.fromkeys(refs)), own=len(value) + 80 * calls
-        )
+        return _Info(refs=tuple(refs), own=len(value) + 80 * calls)
+
+    def _section_size(self, path: Path) -> int | str:
+        """Characters of a section as written (a section a value refers to is handed over
+        as it is; OmegaConf resolves nothing inside it to return it), or why it is too big."""
+        total = 0
+        count = 0
+        stack: list[tuple[Path, int, frozenset[int]]] = [(path, 0, frozenset())]
+        while stack:
+            here, depth, above = stack.pop()
+            node = self._node(here)
+            count += 1
+            if count > MAX_NODES or depth > 100:
+                return "refers to too large a part of the configuration; not resolved"
+            if node is not None and node.kind in ("map", "seq"):
+                if id(node) in above:
+                    return "refers to a section that contains itself (a recursive alias)"
+                inner = above | {id(node)}
+                stack.extend((c, depth + 1, inner) for c in self._info_of(here).children)
+            total += self._info_of(here).own
+        return total
 
     def _walk(self, start: Path) -> tuple[set[Path], str | None]:
-        """Everything `start` needs, or why it cannot be resolved (cycle, depth, size)."""
+        """Everything `start` needs, or why it cannot be resolved (cycle, depth, size).
+
+        Only references can make OmegaConf recurse, so cycles and depth are checked along
+        them; the sections they reach are then added whole, with what those reference."""
         bound: dict[Path, int] = {}
         on_path: list[Path] = []
         on_set: set[Path] = set()
@@ -359,11 +380,15 @@ class Interpolations:
             if leaving:
                 on_path.pop()
                 on_set.discard(path)
-                total = info.own + sum(bound.get(e, 0) for e in info.edges)
+                if info.children:
+                    size = self._section_size(path)
+                    if isinstance(size, str):
+                        return set(), size
+                    total = size
+                else:
+                    total = info.own + sum(bound.get(r, 0) for r in info.refs)
                 if total > MAX_EXPANSION:
-                    return set(), (
-                        f"expands to more than {MAX_EXPANSION:,} characters; not resolved"
-                    )
+                    return set(), f"expands to more than {MAX_EXPANSION:,} characters; not resolved"
                 bound[path] = total
                 continue
             if path in bound:
@@ -375,18 +400,30 @@ class Interpolations:
                 return set(), info.note
             if len(on_path) >= MAX_CHAIN:
                 return set(), f"interpolation chain deeper than {MAX_CHAIN}; not resolved"
-            if len(bound) + len(on_path) > MAX_NODES:
-                return set(), "refers to too large a part of the configuration; not resolved"
             on_path.append(path)
             on_set.add(path)
             stack.append((path, True))
-            stack.extend((e, False) for e in reversed(info.edges) if e not in bound)
-        return set(bound), None
+            stack.extend((r, False) for r in reversed(info.refs) if r not in bound)
+        # the closure: what was referenced, the sections it reached, and their references
+        needed: set[Path] = set()
+        queue = list(bound)
+        while queue:
+            path = queue.pop()
+            if path in needed:
+                continue
+            needed.add(path)
+            if len(needed) > MAX_NODES:
+                return set(), "refers to too large a part of the configuration; not resolved"
+            info = self._info_of(path)
+            queue.extend(info.children)
+            queue.extend(info.refs)
+        return needed, None
 
     def _via(self, start: Path) -> tuple[Path, ...]:
+        """The keys `start` is built from, nearest first (at most 16)."""
         seen: dict[Path, None] = {}
         queue = list(self._info_of(start).refs)
-        while queue and len(seen) < 64:
+        while queue and len(seen) < 16:
             path = queue.pop(0)
             if path in seen or path == start or self._node(path) is None:
                 continue
@@ -459,8 +496,16 @@ class Interpolations:
             note = f"`{_short(raw)}` is not a valid OmegaConf interpolation"
         except RecursionError:
             note = f"`{_short(raw)}`: interpolation chain too long; not resolved"
-        except (oe.OmegaConfBaseException, Unknown, ValueError, TypeError, KeyError, IndexError):
-            note = _notes[-1] if _notes else f"`{_short(raw)}` could not be resolved"
+        except (
+            oe.OmegaConfBaseException,
+            Unknown,
+            ValueError,
+            TypeError,
+            KeyError,
+            IndexError,
+        ) as exc:
+            reason = str(exc).split("\n")[0][:80]
+            note = _notes[-1] if _notes else f"`{_short(raw)}` could not be resolved: {reason}"
         else:
             if isinstance(current, (DictConfig, ListConfig)):
                 return Resolved(None, False, f"`{_short(raw)}` is a section, not a value", via)
@@ -629,8 +674,10 @@ def _apply(
         return
     for cut in range(1, len(edit.path)):
         if mapping_at(edit.path[:cut]) is None:
-            synthetic = Node("map", edit.key.start, edit.key.end, value=[], style="block")
-            index[edit.path[:cut]] = (edit.key, synthetic)
+            start, end = edit.key.start, edit.key.end
+            name = edit.path[cut - 1]
+            key = Node("scalar", start, end, value=name, raw=name, style="plain")
+            index[edit.path[:cut]] = (key, Node("map", start, end, value=[], style="block"))
     table.append((edit.key, edit.value))
     OmegaConf.update(cfg, ".".join(edit.path), _token(len(table) - 1), merge=False, force_add=True)
 
