@@ -40,3 +40,27 @@ def test_fp8_python_imports_the_python_source(tmp_path: Path) -> None:
         "from transformer_engine.common.recipe import DelayedScaling\nr = DelayedScaling()\n"
     )
     assert "fp8lint.frameworks.python_recipes" in probe(tmp_path).split("=", 1)[1].split(",")
+
+
+def test_omegaconf_only_for_interpolations(tmp_path: Path) -> None:
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    (plain / "a.yaml").write_text(
+        "model:\n  transformer_engine: true\n  fp8: true\n  fp8_hybrid: true\n"
+        "  hidden_size: 4096\n  ffn_hidden_size: 16384\n"
+    )
+    assert "omegaconf" not in probe(plain).split("=", 1)[1].split(",")
+    interpolated = tmp_path / "interpolated"
+    interpolated.mkdir()
+    (interpolated / "a.yaml").write_text(
+        "model:\n  transformer_engine: true\n  fp8: true\n  fp8_hybrid: true\n"
+        "  hidden_size: 4096\n  ffn_hidden_size: ${multiply:4, ${.hidden_size}}\n"
+    )
+    assert "omegaconf" in probe(interpolated).split("=", 1)[1].split(",")
+    # Megatron's MODEL_ARGS `${VAR}` is the launcher's shell variable, not OmegaConf's
+    shell_vars = tmp_path / "shell_vars"
+    shell_vars.mkdir()
+    (shell_vars / "a.yaml").write_text(
+        "MODEL_ARGS:\n  --fp8-format: hybrid\n  --data-path: ${DATA_PATH}/text\n"
+    )
+    assert "omegaconf" not in probe(shell_vars).split("=", 1)[1].split(",")
