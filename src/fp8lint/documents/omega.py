@@ -184,9 +184,13 @@ def install(resolvers: Mapping[str, Resolver | str]) -> None:
         and all(registry.get(name) is held for name, held in _installed.items())
     ):
         return
+    import inspect
+
     from omegaconf import OmegaConf
 
-    modern = hasattr(OmegaConf, "legacy_register_resolver")  # 2.4: register_resolver
+    # 2.4 registers with `register_resolver` (and deprecates `register_new_resolver`); in 2.3
+    # `register_resolver` is the legacy, text-only API without `replace`
+    modern = "annotation_validation" in inspect.signature(OmegaConf.register_resolver).parameters
     for name, fn in _table(resolvers).items():
         if modern:
             OmegaConf.register_resolver(name, fn, replace=True, annotation_validation="off")
