@@ -116,7 +116,9 @@ def test_unknown_arguments_give_unknown_results() -> None:
 
 
 def test_bombs_chains_and_huge_numbers_are_bounded() -> None:
-    doubling = "b0: xxxxxxxxxx\n" + "".join(f"b{i}: ${{b{i - 1}}}${{b{i - 1}}}\n" for i in range(1, 30))
+    doubling = "b0: xxxxxxxxxx\n" + "".join(
+        f"b{i}: ${{b{i - 1}}}${{b{i - 1}}}\n" for i in range(1, 30)
+    )
     found = resolve(doubling, "b29")
     assert not found.known and "expands to more than" in (found.note or "")
     assert resolve(doubling, "b3").value == "x" * 80  # small ones still resolve

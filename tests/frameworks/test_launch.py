@@ -413,7 +413,8 @@ def test_overrides_fill_mandatory_values_and_interpolations_see_the_merge(tmp_pa
             "conf/gpt.yaml": (
                 "model:\n  transformer_engine: true\n  fp8: ???\n  fp8_hybrid: true\n"
                 "  hidden_size: 2064\n  num_attention_heads: 12\n"
-                "  tensor_model_parallel_size: 8\n  ffn_hidden_size: ${multiply:4, ${.hidden_size}}\n"
+                "  tensor_model_parallel_size: 8\n"
+                "  ffn_hidden_size: ${multiply:4, ${.hidden_size}}\n"
                 "  fp8_amax_history_len: 1024\n  fp8_amax_compute_algo: max\n"
             ),
             "run.sh": (

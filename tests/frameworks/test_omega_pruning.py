@@ -16,7 +16,6 @@ from fp8lint.frameworks import tree_args
 
 from ..conftest import CORPUS, ROOT
 
-
 RESOLVE = omega.Interpolations.resolve
 
 
