@@ -135,9 +135,16 @@ def test_bombs_chains_and_huge_numbers_are_bounded() -> None:
     assert not resolve(products, "p29").known
 
 
-def test_via_names_the_keys_a_value_is_built_from() -> None:
-    text = "m:\n  h: 1024\n  g: ${.h}\n  f: ${multiply:4, ${.g}}\n"
-    assert resolve(text, "m.f").via == (("m", "g"), ("m", "h"))
+def test_via_follows_copies_and_computed_values_name_their_inputs() -> None:
+    text = "m:\n  h: 1024\n  g: ${.h}\n  c: ${m.g}\n  f: ${multiply:4, ${.g}}\n  s: x${.h}\n"
+    # a copy: every hop up to where the value is written (fixes write there)
+    copied = resolve(text, "m.c")
+    assert copied.via == (("m", "g"), ("m", "h")) and copied.note is None
+    # computed: defined by its own formula, built from the keys the note names
+    computed = resolve(text, "m.f")
+    assert computed.value == 4096 and computed.via == ()
+    assert computed.note == "computed by OmegaConf from `m.g`"
+    assert resolve(text, "m.s").via == () and resolve(text, "m.s").value == "x1024"
 
 
 def test_pruning_hands_omegaconf_only_what_is_referenced(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -172,7 +172,8 @@ def test_fp8304_reads_an_ffn_size_computed_by_multiply() -> None:
     text = GEMM.format(ffn="${multiply:4, ${.hidden_size}}")
     (site,) = sites(text)
     assert site.ffn_hidden_size.value == 8256 and site.ffn_hidden_size.known
-    assert [v.line for v in site.ffn_hidden_size.via] == [7]
+    assert site.ffn_hidden_size.via == ()  # computed where it is written
+    assert site.ffn_hidden_size.note == "computed by OmegaConf from `model.hidden_size`"
     (d,) = lint("g.yaml", text, select=["FP8304"])
     assert "ffn hidden size / TP = 8256/8 = 1032" in d.message
     # unknown (read from the environment at launch): no guess, no finding
@@ -190,3 +191,18 @@ def test_missing_mandatory_value_is_unknown_with_a_note() -> None:
     )
     assert site.amax_history_len.known is False and site.amax_history_len.written
     assert "must be given at launch" in (site.amax_history_len.note or "")
+
+
+def test_fixes_write_where_a_copied_value_is_defined_and_never_silently_over_a_formula() -> None:
+    from fp8lint.engine import fix_text
+    from fp8lint.settings import RunSettings
+
+    head = "model:\n  transformer_engine: true\n  fp8: true\n  fp8_hybrid: true\n"
+    copied = head + "  algo: most_recent\n  fp8_amax_compute_algo: ${.algo}\n"
+    fixed = fix_text("c.yaml", copied, "yaml", RunSettings(), True).text
+    assert "  algo: max\n  fp8_amax_compute_algo: ${.algo}\n" in fixed
+    computed = head + "  fp8_amax_history_len: ${multiply:1,1}\n  fp8_amax_compute_algo: max\n"
+    (d,) = [d for d in lint("m.yaml", computed) if d.code == "FP8101"]
+    assert d.fix is not None and d.fix.applicability.value == "unsafe"
+    safe = fix_text("m.yaml", computed, "yaml", RunSettings(), False)
+    assert "${multiply:1,1}" in safe.text

@@ -214,11 +214,12 @@ class _Info:
     children: tuple[Path, ...] = ()  # a section's entries
     own: int = 0  # characters of its own
     note: str | None = None  # why it cannot be resolved, found before OmegaConf runs
+    copy_of: Path | None = None  # the value is `${that}` and nothing else: a copy of it
 
 
-def _interpolation_refs(text: str, parent: Path) -> tuple[list[Path], int, str | None]:
-    """(paths referenced, resolver calls, problem) of one interpolation string, read with
-    OmegaConf's own grammar."""
+def _interpolation_refs(text: str, parent: Path) -> tuple[list[Path], int, str | None, bool]:
+    """(paths referenced, resolver calls, problem, whether the text is one `${key}` and
+    nothing else) of one interpolation string, read with OmegaConf's own grammar."""
     from omegaconf.errors import GrammarParseError
     from omegaconf.grammar.gen.OmegaConfGrammarParser import OmegaConfGrammarParser as G
     from omegaconf.grammar_parser import parse
@@ -226,9 +227,9 @@ def _interpolation_refs(text: str, parent: Path) -> tuple[list[Path], int, str |
     try:
         tree = parse(text)
     except GrammarParseError:
-        return [], 0, f"`{_short(text)}` is not a valid OmegaConf interpolation"
+        return [], 0, f"`{_short(text)}` is not a valid OmegaConf interpolation", False
     except RecursionError:
-        return [], 0, f"`{_short(text)}` nests too deeply to read"
+        return [], 0, f"`{_short(text)}` nests too deeply to read", False
     refs: list[Path] = []
     calls = 0
     stack: list[Any] = [tree]
@@ -241,7 +242,12 @@ def _interpolation_refs(text: str, parent: Path) -> tuple[list[Path], int, str |
                 if isinstance(child, G.ConfigKeyContext):
                     key_ctx: Any = child
                     if key_ctx.interpolation() is not None:
-                        return [], 0, f"`{_short(text)}` computes a key name; fp8lint does not"
+                        return (
+                            [],
+                            0,
+                            f"`{_short(text)}` computes a key name; fp8lint does not",
+                            False,
+                        )
                     keys.append(child.getText())
                 elif child.getText() == "." and not keys:
                     dots += 1
@@ -257,7 +263,7 @@ def _interpolation_refs(text: str, parent: Path) -> tuple[list[Path], int, str |
             if name == "oc.select" and seq is not None and seq.element():
                 key_arg = seq.element()[0]
                 if _has_interpolation(key_arg, G):
-                    return [], 0, f"`{_short(text)}` computes a key name; fp8lint does not"
+                    return [], 0, f"`{_short(text)}` computes a key name; fp8lint does not", False
                 key_text = key_arg.getText().strip()
                 dots = len(key_text) - len(key_text.lstrip("."))
                 target = _target(parent, dots, [k for k in key_text[dots:].split(".") if k])
@@ -265,7 +271,9 @@ def _interpolation_refs(text: str, parent: Path) -> tuple[list[Path], int, str |
                     refs.append(target)
         children = ctx.getChildren() if hasattr(ctx, "getChildren") else ()
         stack.extend(reversed(list(children)))
-    return refs, calls, None
+    whole: Any = tree
+    pure = calls == 0 and len(refs) == 1 and whole.text().getChildCount() == 1
+    return refs, calls, None, pure
 
 
 def _has_interpolation(ctx: Any, grammar: Any) -> bool:
@@ -343,11 +351,13 @@ class Interpolations:
             return _Info(own=len(node.raw or "") + 2)
         if len(value) > MAX_TEXT:
             return _Info(note=f"an interpolation of {len(value)} characters is not resolved")
-        refs, calls, problem = _interpolation_refs(value, path[:-1])
+        refs, calls, problem, pure = _interpolation_refs(value, path[:-1])
         if problem:
             return _Info(note=problem)
         # a resolver's numeric result is short; its text arguments are counted in `own`
-        return _Info(refs=tuple(refs), own=len(value) + 80 * calls)
+        return _Info(
+            refs=tuple(refs), own=len(value) + 80 * calls, copy_of=refs[0] if pure else None
+        )
 
     def _section_size(self, path: Path) -> int | str:
         """Characters of a section as written (a section a value refers to is handed over
@@ -424,16 +434,27 @@ class Interpolations:
         return needed, None
 
     def _via(self, start: Path) -> tuple[Path, ...]:
-        """The keys `start` is built from, nearest first (at most 16)."""
-        seen: dict[Path, None] = {}
-        queue = list(self._info_of(start).refs)
-        while queue and len(seen) < 16:
-            path = queue.pop(0)
-            if path in seen or path == start or self._node(path) is None:
-                continue
-            seen[path] = None
-            queue.extend(self._info_of(path).refs)
-        return tuple(seen)
+        """Where a copied value comes from: each `${key}` hop, up to the key that holds the
+        value itself (a literal, or a computation), nearest first; empty when `start`
+        computes its value (a resolver, text around an interpolation)."""
+        chain: list[Path] = []
+        here = start
+        while len(chain) <= MAX_CHAIN:
+            there = self._info_of(here).copy_of
+            if there is None or there == start or there in chain or self._node(there) is None:
+                break
+            chain.append(there)
+            here = there
+        return tuple(chain)
+
+    def _computed_from(self, start: Path) -> str | None:
+        """For a computed value: a note naming the keys it is computed from."""
+        info = self._info_of(start)
+        if info.copy_of is not None:
+            return None
+        names = list(dict.fromkeys(".".join(r) for r in info.refs))
+        shown = ", ".join(f"`{n}`" for n in names[:4]) + (", ..." if len(names) > 4 else "")
+        return f"computed by OmegaConf from {shown}" if names else "computed by OmegaConf"
 
     # -- OmegaConf -----------------------------------------------------------------------
     def resolve(self, paths: Sequence[Path]) -> dict[Path, Resolved]:
@@ -513,7 +534,7 @@ class Interpolations:
         else:
             if isinstance(current, (DictConfig, ListConfig)):
                 return Resolved(None, False, f"`{_short(raw)}` is a section, not a value", via)
-            return Resolved(current, True, None, via)
+            return Resolved(current, True, self._computed_from(path), via)
         return Resolved(None, False, note, via)
 
     # -- plain containers for OmegaConf ---------------------------------------------------

@@ -240,6 +240,8 @@ def _set_value(
                 f"; the value is defined at line {target.line} and shared, so every other "
                 "key that refers to it changes too"
             )
+        if setting.raw is not None and "${" in setting.raw:
+            return "; the value is computed by an OmegaConf interpolation, which the fix replaces"
         return ""
     key = edit.keys.get(name)
     if key is None:
