@@ -721,6 +721,47 @@ def test_recursive_aliases_and_interpolations(text: str) -> None:
     fix_ok("recursive.yaml", text)
 
 
+_NEMO_ON = "model:\n  fp8: true\n  transformer_engine: true\n  fp8_hybrid: true\n"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # string doubling: 10 x 2^30 characters if expanded
+        "b0: xxxxxxxxxx\n"
+        + "".join(f"b{i}: ${{b{i - 1}}}${{b{i - 1}}}\n" for i in range(1, 31))
+        + _NEMO_ON
+        + "  fp8_amax_compute_algo: ${b30}\n",
+        # a chain of 3,000 references, and products of 4,000-digit numbers
+        "c0: 1\n"
+        + "".join(f"c{i}: ${{c{i - 1}}}\n" for i in range(1, 3000))
+        + _NEMO_ON
+        + "  fp8_margin: ${c2999}\n",
+        "p0: "
+        + "9" * 4000
+        + "\n"
+        + "".join(f"p{i}: ${{multiply:${{p{i - 1}}},${{p{i - 1}}}}}\n" for i in range(1, 40))
+        + _NEMO_ON
+        + "  fp8_margin: ${p39}\n",
+        # keys with dots, brackets, odd characters; non-string keys; another document
+        '"a.b": 1\n"a[0]": 2\n"${x}": 3\n? [k]\n: 4\n1: 5\n~: 6\n'
+        + _NEMO_ON
+        + "  fp8_margin: ${a.b}\n  fp8_interval: ${1}\n  fp8_amax_history_len: ${a[0]}\n",
+        "x: 1\n---\n" + _NEMO_ON + "  fp8_margin: ${x}\n",
+        # merge keys and anchors, interpolations through them
+        "base: &b\n  h: 1024\n  m: ${.h}\n" + _NEMO_ON + "  <<: *b\n"
+        "  fp8_amax_history_len: ${model.m}\n  fp8_margin: ${base.m}\n",
+        # grammar the parser rejects, and nesting
+        _NEMO_ON + "  fp8_margin: ${a:${b:${c:${d:${e}}}}}\n  fp8_interval: ${\n",
+        _NEMO_ON + "  fp8_margin: '" + "${" * 3000 + "'\n",
+    ],
+)
+def test_hostile_interpolations_are_unknown_or_resolved_never_a_crash(text: str) -> None:
+    diags = lint_ok("interp.yaml", text)
+    assert "FP8001" not in codes(diags), diags
+    fix_ok("interp.yaml", text)
+
+
 @pytest.mark.parametrize(
     ("name", "text", "expect"),
     [

@@ -259,3 +259,27 @@ def test_the_memo_knows_a_pyproject_from_an_fp8lint_toml(tmp_path: Path) -> None
     assert memo_probe(tmp_path / "a", "x.yaml", "--cache-dir", shared)["pydantic"] is False
     r = memo_probe(tmp_path / "b", "x.yaml", "--cache-dir", shared)
     assert r["code"] == 2 and "unknown key `tool`" in str(r["stderr"]), r
+
+
+def test_omegaconf_only_for_interpolations(tmp_path: Path) -> None:
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    (plain / "a.yaml").write_text(
+        "model:\n  transformer_engine: true\n  fp8: true\n  fp8_hybrid: true\n"
+        "  hidden_size: 4096\n  ffn_hidden_size: 16384\n"
+    )
+    assert "omegaconf" not in probe(plain).split("=", 1)[1].split(",")
+    interpolated = tmp_path / "interpolated"
+    interpolated.mkdir()
+    (interpolated / "a.yaml").write_text(
+        "model:\n  transformer_engine: true\n  fp8: true\n  fp8_hybrid: true\n"
+        "  hidden_size: 4096\n  ffn_hidden_size: ${multiply:4, ${.hidden_size}}\n"
+    )
+    assert "omegaconf" in probe(interpolated).split("=", 1)[1].split(",")
+    # Megatron's MODEL_ARGS `${VAR}` is the launcher's shell variable, not OmegaConf's
+    shell_vars = tmp_path / "shell_vars"
+    shell_vars.mkdir()
+    (shell_vars / "a.yaml").write_text(
+        "MODEL_ARGS:\n  --fp8-format: hybrid\n  --data-path: ${DATA_PATH}/text\n"
+    )
+    assert "omegaconf" not in probe(shell_vars).split("=", 1)[1].split(",")

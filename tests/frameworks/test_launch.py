@@ -362,3 +362,76 @@ def test_prefilter_matches_its_declared_words() -> None:
     for word in PREFILTER_EXACT:
         assert mentions_fp8(b"x = " + word + b"\n") and not mentions_fp8(word.upper())
     assert not mentions_fp8(b"".join(w[:-1] + b" " for w in PREFILTER_ANY_CASE + PREFILTER_EXACT))
+
+
+# ------------------------------------------------------------------ OmegaConf merges layers
+
+
+def site_of(path: Path, kind: str = "yaml"):  # type: ignore[no-untyped-def]
+    from fp8lint.engine import parse_file
+
+    return parse_file(SourceFile(str(path), path.read_text()), kind)
+
+
+def test_self_first_lets_the_parents_win(tmp_path: Path) -> None:
+    write(
+        tmp_path,
+        {
+            "conf/base.yaml": NEMO_BASE,
+            "conf/own_last.yaml": "defaults:\n  - base\nmodel:\n  fp8_amax_history_len: 1024\n",
+            "conf/own_first.yaml": (
+                "defaults:\n  - _self_\n  - base\nmodel:\n  fp8_amax_history_len: 1024\n"
+            ),
+        },
+    )
+    (last,) = site_of(tmp_path / "conf/own_last.yaml")
+    assert last.amax_history_len.value == 1024
+    assert last.layers == [str(tmp_path / "conf/base.yaml"), str(tmp_path / "conf/own_last.yaml")]
+    (first,) = site_of(tmp_path / "conf/own_first.yaml")
+    assert first.amax_history_len.value == 1  # Hydra: what follows `_self_` wins
+    assert first.amax_history_len.span.path == str(tmp_path / "conf/base.yaml")
+    assert first.layers == [str(tmp_path / "conf/own_first.yaml"), str(tmp_path / "conf/base.yaml")]
+
+
+def test_layers_omegaconf_cannot_merge_are_a_clear_finding(tmp_path: Path) -> None:
+    write(
+        tmp_path,
+        {
+            "conf/base.yaml": NEMO_BASE + "  fp8_config: [1, 2]\n",
+            "conf/top.yaml": "defaults:\n  - base\nmodel:\n  fp8_config:\n    x: 1\n",
+        },
+    )
+    data = findings(tmp_path, "conf/top.yaml")
+    assert [(d["code"], d["location"]["row"]) for d in data] == [("FP8001", 1)]  # type: ignore[index]
+    assert "OmegaConf cannot merge these layers" in str(data[0]["message"])
+
+
+def test_overrides_fill_mandatory_values_and_interpolations_see_the_merge(tmp_path: Path) -> None:
+    write(
+        tmp_path,
+        {
+            "conf/gpt.yaml": (
+                "model:\n  transformer_engine: true\n  fp8: ???\n  fp8_hybrid: true\n"
+                "  hidden_size: 2064\n  num_attention_heads: 12\n"
+                "  tensor_model_parallel_size: 8\n"
+                "  ffn_hidden_size: ${multiply:4, ${.hidden_size}}\n"
+                "  fp8_amax_history_len: 1024\n  fp8_amax_compute_algo: max\n"
+            ),
+            "run.sh": (
+                "python megatron_gpt_pretraining.py --config-path=conf --config-name=gpt \\\n"
+                "    model.fp8=True model.hidden_size=4096\n"
+            ),
+        },
+    )
+    (alone,) = site_of(tmp_path / "conf/gpt.yaml")
+    assert alone.enabled.known is False and "launch" in (alone.enabled.note or "")
+    assert alone.ffn_hidden_size.value == 8256
+    (merged,) = site_of(tmp_path / "run.sh", "shell")
+    assert merged.enabled.value is True and merged.enabled.span.path == str(tmp_path / "run.sh")
+    # `${.hidden_size}` is resolved in the merged config: the override's 4096
+    assert merged.ffn_hidden_size.value == 16384
+    assert merged.ffn_hidden_size.span.path == str(tmp_path / "conf/gpt.yaml")
+    assert "`model.hidden_size`" in (merged.ffn_hidden_size.note or "")
+    r = run_cli("show", "run.sh", cwd=tmp_path)
+    assert "conf/gpt.yaml > run.sh:1 (overrides)" in r.stdout
+    assert "written at 2:15 `model.fp8`" in r.stdout  # in the file shown: no path

@@ -6,6 +6,8 @@ from fp8lint.documents.text import SourceFile
 from fp8lint.engine import parse_file
 from fp8lint.model import AmaxAlgo, AmaxScope, Fp8Format, Framework, Recipe
 
+from ..conftest import lint
+
 
 def sites(text: str, name: str = "x.yaml"):  # type: ignore[no-untyped-def]
     file = SourceFile(name, text)
@@ -48,12 +50,16 @@ def test_nemo_interpolations_resolve_and_unknown_resolvers_stay_unknown() -> Non
         "model:\n  transformer_engine: true\n  fp8: true\n  fp8_hybrid: true\n"
         "  fp8_amax_history_len: ${base.hist}\n  fp8_margin: ${multiply:1,2}\n"
         "  tensor_model_parallel_size: ${.tp}\n  tp: 4\n  fp8_amax_compute_algo: ${nope.x}\n"
+        "  fp8_interval: ${int_div:4,2}\n"
     )
     (site,) = sites(text)
     assert site.framework is Framework.NEMO1
     assert site.amax_history_len.value == 1024
     assert site.amax_history_len.via and site.amax_history_len.via[0].line == 2
-    assert site.margin.known is False and "resolver" in (site.margin.note or "")
+    # NeMo registers `multiply` (nemo/core/config/hydra_runner.py): fp8lint computes it
+    assert site.margin.known is True and site.margin.value == 2
+    # `int_div` is registered by none of NeMo, NeMo-RL, the Launcher: unknown, never guessed
+    assert site.interval.known is False and "resolver `int_div`" in (site.interval.note or "")
     assert site.tensor_parallel.value == 4
     assert site.amax_compute_algo.known is False
 
@@ -149,3 +155,54 @@ def test_finding_through_an_alias_names_the_anchor() -> None:
 def test_each_yaml_document_is_its_own_site() -> None:
     found = sites("MODEL_ARGS:\n  --fp8-format: hybrid\n---\nMODEL_ARGS:\n  --bf16: true\n")
     assert [(s.span.line, s.is_on) for s in found] == [(1, True), (4, False)]
+
+
+# ------------------------------------------------------------------------- OmegaConf values
+
+GEMM = (
+    "model:\n  transformer_engine: true\n  fp8: true\n  fp8_hybrid: true\n"
+    "  fp8_amax_history_len: 1024\n  fp8_amax_compute_algo: max\n"
+    "  hidden_size: 2064\n  num_attention_heads: 12\n  tensor_model_parallel_size: 8\n"
+    "  ffn_hidden_size: {ffn}\n"
+)
+
+
+def test_fp8304_reads_an_ffn_size_computed_by_multiply() -> None:
+    # the Launcher's spelling (conf/training/gpt3/*.yaml): 4 x 2064 = 8256, / TP 8 = 1032
+    text = GEMM.format(ffn="${multiply:4, ${.hidden_size}}")
+    (site,) = sites(text)
+    assert site.ffn_hidden_size.value == 8256 and site.ffn_hidden_size.known
+    assert site.ffn_hidden_size.via == ()  # computed where it is written
+    assert site.ffn_hidden_size.note == "computed by OmegaConf from `model.hidden_size`"
+    (d,) = lint("g.yaml", text, select=["FP8304"])
+    assert "ffn hidden size / TP = 8256/8 = 1032" in d.message
+    # unknown (read from the environment at launch): no guess, no finding
+    text = GEMM.format(ffn="${multiply:4, ${oc.env:HIDDEN}}")
+    (site,) = sites(text)
+    assert site.ffn_hidden_size.known is False
+    assert "environment" in (site.ffn_hidden_size.note or "")
+    assert lint("g.yaml", text, select=["FP8304"]) == []
+
+
+def test_missing_mandatory_value_is_unknown_with_a_note() -> None:
+    (site,) = sites(
+        "model:\n  transformer_engine: true\n  fp8: true\n  fp8_hybrid: true\n"
+        "  fp8_amax_history_len: ???\n"
+    )
+    assert site.amax_history_len.known is False and site.amax_history_len.written
+    assert "must be given at launch" in (site.amax_history_len.note or "")
+
+
+def test_fixes_write_where_a_copied_value_is_defined_and_never_silently_over_a_formula() -> None:
+    from fp8lint.engine import fix_text
+    from fp8lint.settings import RunSettings
+
+    head = "model:\n  transformer_engine: true\n  fp8: true\n  fp8_hybrid: true\n"
+    copied = head + "  algo: most_recent\n  fp8_amax_compute_algo: ${.algo}\n"
+    fixed = fix_text("c.yaml", copied, "yaml", RunSettings(), True).text
+    assert "  algo: max\n  fp8_amax_compute_algo: ${.algo}\n" in fixed
+    computed = head + "  fp8_amax_history_len: ${multiply:1,1}\n  fp8_amax_compute_algo: max\n"
+    (d,) = [d for d in lint("m.yaml", computed) if d.code == "FP8101"]
+    assert d.fix is not None and d.fix.applicability.value == "unsafe"
+    safe = fix_text("m.yaml", computed, "yaml", RunSettings(), False)
+    assert "${multiply:1,1}" in safe.text

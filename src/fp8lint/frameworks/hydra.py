@@ -1,25 +1,114 @@
-"""Effective configuration across files: Hydra `defaults:` chains and command-line overrides.
+"""Effective configuration across files: Hydra `defaults:` chains, command-line overrides, and
+the OmegaConf resolvers NeMo and its launchers register.
 
 A YAML config may name parents in `defaults:` (Hydra: `- base`, `- group: option`; NeMo-RL
-recipes: `defaults: parent.yaml`); parents are merged first and the file's own keys win.
-A launch script may select a config (`--config-path/--config-name`, or a NeMo-Framework-
-Launcher `training=llama/llama2_70b`) and override keys (`model.fp8=True`, `+key=v`,
-`++key=v`, `~key`).  The result is one merged tree whose every node still points at the file
-and line that wrote it, so a finding lands where the winning value is written.  Chains are
-bounded and cycles are reported, never followed forever.
+recipes: `defaults: parent.yaml`); parents are merged before the file's own keys, or after
+them when they follow `_self_`.  A launch script may select a config (`--config-path/
+--config-name`, or a NeMo-Framework-Launcher `training=llama/llama2_70b`) and override keys
+(`model.fp8=True`, `+key=v`, `++key=v`, `~key`).  Which files and keys take part is decided
+here; OmegaConf merges them (`documents.omega.merge`), and the result is one tree whose every
+node still points at the file and line that wrote it, so a finding lands where the winning
+value is written.  Chains are bounded and cycles are reported, never followed forever.
 """
 
 from __future__ import annotations
 
+import math
 import os
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
+from fp8lint.documents.omega import Edit, Unknown
 from fp8lint.documents.text import ParseError, Reader, SourceFile
 from fp8lint.documents.tree import Document, Node, Pos, TreeError, load_yaml
 
 MAX_CHAIN = 8
+MAX_LAYERS = 64  # files one merged config may come from (a `defaults:` tree fans out)
+
+
+# -------------------------------------------------------------------------------- resolvers
+#
+# The resolvers configs of the NVIDIA stacks call, as their programs register them (read at
+# NVIDIA/NeMo 8cfedd72, NVIDIA/NeMo-Framework-Launcher 26e42fa9, NVIDIA-NeMo/RL 7ea279ab):
+#
+#   multiply(x, y) = x * y     NeMo nemo/core/config/hydra_runner.py and
+#                              nemo/core/classes/modelPT.py; Launcher launcher_scripts/main.py
+#   sum(x, y) = x + y          NeMo nemo/core/config/hydra_runner.py
+#   divide_ceil(x, y)          Launcher launcher_scripts/main.py: ceil of x / y, as an int
+#   divide_floor(x, y)         Launcher launcher_scripts/main.py: floor of x / y, as an int
+#   add(a, b) = a + b          NeMo-RL nemo_rl/utils/config.py (register_omegaconf_resolvers)
+#   mul(a, b) = a * b          NeMo-RL nemo_rl/utils/config.py
+#   div(a, b) = a / b          NeMo-RL nemo_rl/utils/config.py (true division: a float)
+#   max(a, b)                  NeMo-RL nemo_rl/utils/config.py
+#
+# fp8lint evaluates them on numbers only (ints and floats, not bools or text: `"4" * 2` would
+# repeat the text in Python, which no FP8 setting means), with a bound on the size of the
+# result.  Resolvers whose answer depends on the machine or the run stay unknown, with a note:
+#   gpu_name                   NeMo nemo/core/config/hydra_runner.py (the GPU's name)
+#   hydra                      Hydra's own run-time values (`${hydra:runtime.choices.x}`)
+#   user                       NeMo-RL infra/nrl_k8s (the user name)
+# `int_div` and `ceil` are registered by none of the three (`int_div` appears only in a
+# commented-out line of the Launcher's conf/rlhf_ppo/gpt3/2b_ppo.yaml): like any resolver not
+# listed here, they leave the value unknown ("uses the resolver ..., which fp8lint does not
+# evaluate").
+
+MAX_RESULT = 2**256  # larger integers are no configuration value; they stop product chains
+
+
+def _number(value: Any) -> int | float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise Unknown(f"`{str(value)[:40]}` is not a number; fp8lint computes only with numbers")
+    return value
+
+
+def _bounded(result: int | float) -> int | float:
+    if isinstance(result, int) and abs(result) > MAX_RESULT:
+        raise Unknown("the result is too large to be a configuration value")
+    return result
+
+
+def _multiply(x: Any, y: Any) -> int | float:
+    return _bounded(_number(x) * _number(y))
+
+
+def _add(x: Any, y: Any) -> int | float:
+    return _bounded(_number(x) + _number(y))
+
+
+def _quotient(x: Any, y: Any) -> float:
+    numerator, denominator = _number(x), _number(y)
+    if denominator == 0:
+        raise Unknown("divides by zero")
+    return numerator / denominator
+
+
+def _divide_ceil(x: Any, y: Any) -> int:
+    return int(_bounded(math.ceil(_quotient(x, y))))
+
+
+def _divide_floor(x: Any, y: Any) -> int:
+    return int(_bounded(math.floor(_quotient(x, y))))
+
+
+def _max(x: Any, y: Any) -> int | float:
+    return max(_number(x), _number(y))
+
+
+RESOLVERS: dict[str, Callable[..., Any] | str] = {
+    "multiply": _multiply,
+    "sum": _add,
+    "divide_ceil": _divide_ceil,
+    "divide_floor": _divide_floor,
+    "add": _add,
+    "mul": _multiply,
+    "div": _quotient,
+    "max": _max,
+    "gpu_name": "`gpu_name` is the name of the GPU the job runs on; unknown before launch",
+    "hydra": "`${{hydra:{args}}}` is filled in by Hydra when the job runs",
+    "user": "`user` is the name of the user who launches the job",
+}
 
 
 @dataclass(frozen=True)
@@ -91,102 +180,61 @@ def _with_origin(p: Pos, file: SourceFile) -> Pos:
     return replace(p, origin=file)
 
 
-def apply_overrides(root: Node, overrides: list[Override], file: SourceFile) -> Node:
-    """A copy of `root` with the overrides applied (mappings copied on the way down)."""
+def edits_of(overrides: list[Override], file: SourceFile) -> list[Edit]:
+    """The overrides as edits for `omega.merge`, with nodes that point into the script."""
+    edits: list[Edit] = []
     for ov in overrides:
-        root = _apply(root, list(ov.path), ov, file)
-    return root
-
-
-def _apply(node: Node, path: list[str], ov: Override, file: SourceFile) -> Node:
-    node = node.deref()
-    if node.kind != "map":
-        node = Node("map", node.start, node.end, value=[], style="block")
-    entries = list(node.value)
-    head, rest = path[0], path[1:]
-    found = next((i for i, (k, _) in enumerate(entries) if k.raw == head), None)
-    key = Node(
-        "scalar",
-        _with_origin(ov.key_start, file),
-        _with_origin(ov.key_end, file),
-        value=head,
-        raw=head,
-        style="plain",
-    )
-    if rest:
-        child = (
-            entries[found][1]
-            if found is not None
-            else Node("map", key.start, key.end, value=[], style="block")
-        )
-        new_child = _apply(child, rest, ov, file)
-        if found is None:
-            entries.append((key, new_child))
-        else:
-            entries[found] = (entries[found][0], new_child)
-    elif ov.op == "delete":
-        if found is not None:
-            del entries[found]
-    else:
-        value = Node(
+        key = Node(
             "scalar",
-            _with_origin(ov.value_start, file),
-            _with_origin(ov.value_end, file),
-            value=ov.value,
-            raw=ov.raw,
+            _with_origin(ov.key_start, file),
+            _with_origin(ov.key_end, file),
+            value=ov.path[-1],
+            raw=ov.path[-1],
             style="plain",
-            typed=ov.known,
         )
-        if found is None:
-            entries.append((key, value))
-        else:
-            entries[found] = (key, value)
-    return _remapped(node, entries)
+        value = None
+        if ov.op != "delete":
+            value = Node(
+                "scalar",
+                _with_origin(ov.value_start, file),
+                _with_origin(ov.value_end, file),
+                value=ov.value,
+                raw=ov.raw,
+                style="plain",
+                typed=ov.known,
+            )
+        edits.append(Edit(ov.path, key, value))
+    return edits
 
 
-def _remapped(template: Node, entries: list[tuple[Node, Node]]) -> Node:
-    """A mapping like `template` (same place, style and anchor) with other entries."""
-    return Node(
-        "map",
-        template.start,
-        template.end,
-        value=entries,
-        style=template.style,
-        anchor=template.anchor,
-        doc_index=template.doc_index,
-    )
+def merged(layers: list[Node], edits: list[Edit], at: Node | Pos) -> Node:
+    """The layers merged by OmegaConf; a merge it refuses is an FP8001 at `at`."""
+    from fp8lint.documents import omega
+
+    try:
+        return omega.merge(layers, edits)
+    except omega.MergeError as exc:
+        pos = at.start if isinstance(at, Node) else at
+        raise ParseError(exc.message, pos.line + 1, pos.column + 1) from None
 
 
-def merge(base: Node, top: Node) -> Node:
-    """`top` over `base`: mappings merge key by key, anything else is replaced."""
-    base, top = base.deref(), top.deref()
-    if base.kind != "map" or top.kind != "map":
-        return top
-    entries = list(base.value)
-    index = {k.raw: i for i, (k, _) in enumerate(entries)}
-    for k, v in top.value:
-        if k.raw in index:
-            i = index[k.raw]
-            entries[i] = (k, merge(entries[i][1], v))
-        else:
-            index[k.raw] = len(entries)
-            entries.append((k, v))
-    return _remapped(top, entries)
-
-
-def _parents(root: Node, folder: str) -> list[tuple[str, Node]]:
-    """(path, the `defaults:` entry node) for each parent file named by `defaults:`."""
+def _defaults(root: Node, folder: str) -> tuple[list[tuple[str, Node]], list[tuple[str, Node]]]:
+    """The parent files named by `defaults:`, split at `_self_`: (merged before the file's own
+    keys, merged after them).  Without `_self_` the file's own keys come last (Hydra >= 1.1)."""
     pair = root.get("defaults")
     if pair is None:
-        return []
+        return [], []
     value = pair[1].deref()
     names: list[tuple[str, Node]] = []
+    self_at: int | None = None
     if value.kind == "scalar" and isinstance(value.value, str):
         names.append((value.value, value))
     elif value.kind == "seq":
         for item in value.value:
             item = item.deref()
-            if item.kind == "scalar" and isinstance(item.value, str) and item.value != "_self_":
+            if item.kind == "scalar" and item.value == "_self_":
+                self_at = len(names) if self_at is None else self_at
+            elif item.kind == "scalar" and isinstance(item.value, str):
                 names.append((item.value, item))
             elif item.kind == "map":
                 for k, v in item.value:
@@ -196,9 +244,9 @@ def _parents(root: Node, folder: str) -> list[tuple[str, Node]]:
                         continue  # package-relocated or optional groups: not followed
                     group = group.removeprefix("override ").strip()
                     names.append((f"{group}/{option}", item))
-    out = []
+    kept: list[tuple[int, str, Node]] = []
     seen: set[str] = set()
-    for name, node in names:
+    for i, (name, node) in enumerate(names):
         if name in seen:
             continue  # listing a parent twice merges it once
         seen.add(name)
@@ -206,47 +254,75 @@ def _parents(root: Node, folder: str) -> list[tuple[str, Node]]:
             folder, name if name.endswith((".yaml", ".yml")) else name + ".yaml"
         )
         if os.path.isfile(candidate):
-            out.append((os.path.normpath(candidate), node))
-    return out
+            kept.append((i, os.path.normpath(candidate), node))
+    split = len(names) if self_at is None else self_at
+    return (
+        [(path, node) for i, path, node in kept if i < split],
+        [(path, node) for i, path, node in kept if i >= split],
+    )
+
+
+def effective_layers(
+    file: SourceFile, doc: Document, reader: Reader, chain: tuple[str, ...] = ()
+) -> tuple[list[Node], list[str]]:
+    """The mappings to merge for this document, base first (its `defaults:` parents, each
+    with its own parents, and the document itself), and the files they come from."""
+    root = doc.root
+    if root is None or not root.is_map:
+        return ([root] if root is not None else []), [file.path]
+    here = os.path.normpath(os.path.abspath(file.path))
+    chain = (*chain, here)
+    before, after = _defaults(root, os.path.dirname(file.path) or ".")
+    layers: list[Node] = []
+    names: list[str] = []
+    for group in (before, None, after):
+        if group is None:
+            layers.append(root)
+            names.append(file.path)
+            continue
+        for parent_path, entry in group:
+            absolute = os.path.normpath(os.path.abspath(parent_path))
+            if absolute in chain:
+                cycle = " -> ".join(os.path.basename(c) for c in (*chain, absolute))
+                raise ParseError(
+                    f"`defaults:` chain cycles: {cycle}",
+                    entry.start.line + 1,
+                    entry.start.column + 1,
+                )
+            if len(chain) >= MAX_CHAIN:
+                raise ParseError(
+                    f"`defaults:` chain deeper than {MAX_CHAIN} files",
+                    entry.start.line + 1,
+                    entry.start.column + 1,
+                )
+            parent_file = load_file(parent_path, reader)
+            if parent_file is None:
+                continue
+            pdocs = _docs(parent_file)
+            if not pdocs or pdocs[0].root is None or not pdocs[0].root.is_map:
+                continue
+            players, pnames = effective_layers(parent_file, pdocs[0], reader, chain)
+            layers.extend(players)
+            names.extend(p for p in pnames if p not in names)
+            if len(layers) > MAX_LAYERS:
+                raise ParseError(
+                    f"`defaults:` tree names more than {MAX_LAYERS} files",
+                    entry.start.line + 1,
+                    entry.start.column + 1,
+                )
+    return layers, names
 
 
 def effective_root(
-    file: SourceFile, doc: Document, reader: Reader, chain: tuple[str, ...] = ()
+    file: SourceFile, doc: Document, reader: Reader
 ) -> tuple[Node | None, list[str]]:
     """The document merged over its `defaults:` parents, and the files it came from."""
-    root = doc.root
-    if root is None or not root.is_map:
-        return root, [file.path]
-    here = os.path.normpath(os.path.abspath(file.path))
-    chain = (*chain, here)
-    merged: Node | None = None
-    layers: list[str] = []
-    for parent_path, entry in _parents(root, os.path.dirname(file.path) or "."):
-        absolute = os.path.normpath(os.path.abspath(parent_path))
-        if absolute in chain:
-            names = " -> ".join(os.path.basename(c) for c in (*chain, absolute))
-            raise ParseError(
-                f"`defaults:` chain cycles: {names}", entry.start.line + 1, entry.start.column + 1
-            )
-        if len(chain) >= MAX_CHAIN:
-            raise ParseError(
-                f"`defaults:` chain deeper than {MAX_CHAIN} files",
-                entry.start.line + 1,
-                entry.start.column + 1,
-            )
-        parent_file = load_file(parent_path, reader)
-        if parent_file is None:
-            continue
-        pdocs = _docs(parent_file)
-        if not pdocs:
-            continue
-        proot, players = effective_root(parent_file, pdocs[0], reader, chain)
-        if proot is None:
-            continue
-        merged = proot if merged is None else merge(merged, proot)
-        layers.extend(p for p in players if p not in layers)
-    layers.append(file.path)
-    return (root if merged is None else merge(merged, root)), layers
+    layers, names = effective_layers(file, doc, reader)
+    if len(layers) <= 1:
+        return doc.root, names
+    assert doc.root is not None
+    pair = doc.root.get("defaults")
+    return merged(layers, [], pair[0] if pair else doc.root), names
 
 
 def load_file(path: str, reader: Reader) -> SourceFile | None:

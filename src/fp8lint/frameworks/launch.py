@@ -148,8 +148,8 @@ def _hydra(file: SourceFile, command: list[Word], reader: Reader) -> list[Fp8Sit
     docs = hydra._docs(config)
     if not docs:
         return []
-    root, layers = hydra.effective_root(config, docs[0], reader)
-    if root is None:
+    roots, layers = hydra.effective_layers(config, docs[0], reader)
+    if not roots or not all(r.is_map for r in roots):
         return []
     mine = [o for o in overrides if o.path[: len(prefix)] == prefix]
     stripped = [
@@ -169,7 +169,8 @@ def _hydra(file: SourceFile, command: list[Word], reader: Reader) -> list[Fp8Sit
     ]
     if not stripped:
         return []  # the config is linted on its own; nothing here changes it
-    merged = hydra.apply_overrides(root, stripped, file)
+    at = file.pos_of_index(command[idx].start)
+    merged = hydra.merged(roots, hydra.edits_of(stripped, file), at)
     from fp8lint.frameworks.trees import sites_of
 
     line = file.pos_of_index(command[idx].start).line + 1

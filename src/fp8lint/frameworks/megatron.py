@@ -95,7 +95,8 @@ def from_model_args(file: SourceFile, doc: Document) -> list[Fp8Site]:
         if key.raw is None or not key.raw.startswith("MODEL_ARGS") or not value.is_map:
             continue
         flags: dict[str, Arg] = {}
-        for name, arg in args_of_map(file, root, (key.raw,), value).items():
+        block = args_of_map(file, root, (key.raw,), value, interpolate=False)
+        for name, arg in block.items():
             if not name.startswith("--"):
                 continue
             if isinstance(arg.value, str) and "${" in arg.value:

@@ -1,102 +1,85 @@
-"""Turn mapping entries of a YAML/JSON tree into `Arg`s, resolving OmegaConf interpolations.
+"""Turn mapping entries of a YAML/JSON tree into `Arg`s, with OmegaConf interpolations resolved.
 
-`${a.b}` (absolute) and `${.x}` / `${..x}` (relative) are followed inside the same document,
-through aliases, up to a bounded depth.  Anything else (`${oc.env:X}`, `${multiply:...}`, a
-missing key, text around the interpolation) leaves the value unknown: never guessed.
+A value that is an interpolation (`${a.b}`, `${.x}`, `${multiply:4, ${.hidden_size}}`, ...) or
+`???` is resolved by OmegaConf (`documents.omega`), with the resolvers NeMo and its launchers
+register (`hydra.RESOLVERS`); a value OmegaConf cannot give (`${oc.env:X}`, a missing key, a
+resolver fp8lint does not evaluate, a cycle) stays unknown with a note: never guessed.  The
+entries of one mapping are resolved together, so a section costs one OmegaConf call, and only
+files with such values load OmegaConf at all.  The recognizers keep reading `Node` trees; the
+value comes from OmegaConf and the spans from the tree.
 """
 
 from __future__ import annotations
 
-import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from fp8lint.documents.omega import lookup, needs_omegaconf
 from fp8lint.documents.text import SourceFile
 from fp8lint.documents.tree import Document, Node
 from fp8lint.frameworks.base import Arg
 from fp8lint.model import EditInfo, Span
 
-_WHOLE = re.compile(r"^\$\{([^${}]*)\}$")
-MAX_HOPS = 16
+if TYPE_CHECKING:
+    from fp8lint.documents.omega import Interpolations, Resolved
+
+__all__ = ["args_of_map", "edit_info", "lookup"]
+
+_cache: dict[int, tuple[Node, Interpolations]] = {}  # root id -> (root, its resolver)
 
 
-def lookup(root: Node, parts: list[str]) -> Node | None:
-    node: Node | None = root
-    for part in parts:
-        if node is None:
-            return None
-        node = node.deref()
-        if node.kind == "map":
-            pair = node.get(part)
-            node = pair[1] if pair else None
-        elif node.kind == "seq" and _is_index(part) and int(part) < len(node.value):
-            node = node.value[int(part)]
-        else:
-            return None
-    return node
+def interpolations(root: Node) -> Interpolations:
+    """The resolver of one tree, kept while its recognizers run (the root is held, so its id
+    stays its own)."""
+    found = _cache.get(id(root))
+    if found is not None and found[0] is root:
+        return found[1]
+    from fp8lint.documents.omega import Interpolations
+    from fp8lint.frameworks.hydra import RESOLVERS
 
-
-def _is_index(part: str) -> bool:
-    """A plain list index (`"²"` is a digit but not a number; 5,000 digits are no index)."""
-    return part.isascii() and part.isdigit() and len(part) < 20
-
-
-def resolve(
-    file: SourceFile, root: Node, parent: tuple[str, ...], node: Node
-) -> tuple[Any, bool, tuple[Span, ...], str | None]:
-    """(value, known, via spans, note) for a scalar that may be an interpolation."""
-    via: list[Span] = []
-    if node.kind == "alias":
-        via.append(file.span_of(node.deref()))
-    node = node.deref()
-    for _ in range(MAX_HOPS):
-        if node.kind != "scalar":
-            return None, False, tuple(via), "not a single value"
-        value = node.value
-        if not isinstance(value, str) or "${" not in value:
-            if not node.typed:
-                return node.raw, False, tuple(via), f"custom tag `{node.tag}`"
-            return value, True, tuple(via), None
-        m = _WHOLE.match(value.strip())
-        if not m:
-            return value, False, tuple(via), f"`{value}` is built from interpolations"
-        expr = m.group(1).strip()
-        if ":" in expr:
-            return value, False, tuple(via), f"`{value}` uses a resolver fp8lint does not evaluate"
-        if expr.startswith("."):
-            dots = len(expr) - len(expr.lstrip("."))
-            base = list(parent[: max(0, len(parent) - (dots - 1))])
-            if dots - 1 > len(parent):
-                return value, False, tuple(via), f"`{value}` points above the document"
-            parts = base + [p for p in expr[dots:].split(".") if p]
-        else:
-            parts = [p for p in expr.split(".") if p]
-        target = lookup(root, parts)
-        if target is None:
-            return value, False, tuple(via), f"`{value}` names a key that is not in this file"
-        target = target.deref()
-        via.append(file.span_of(target))
-        parent = tuple(parts[:-1])
-        node = target
-    return None, False, tuple(via), "interpolation chain too long"
+    made = Interpolations(root, RESOLVERS)
+    if len(_cache) >= 4:
+        _cache.pop(next(iter(_cache)))
+    _cache[id(root)] = (root, made)
+    return made
 
 
 def arg_of(
-    file: SourceFile, root: Node, parent: tuple[str, ...], key: Node, value: Node, key_text: str
+    file: SourceFile,
+    key: Node,
+    value: Node,
+    key_text: str,
+    resolved: Resolved | None,
+    root: Node,
 ) -> Arg:
-    resolved, known, via, why = resolve(file, root, parent, value)
+    via: list[Span] = []
+    if value.kind == "alias":
+        via.append(file.span_of(value.deref()))
     shown = value.deref()
     raw = shown.raw if shown.kind == "scalar" else None
+    result: Any = shown.value
+    known = True
+    note: str | None = f"via alias `*{value.anchor}`" if value.kind == "alias" else None
+    if shown.kind != "scalar":
+        result, known, note = None, False, "not a single value"
+    elif resolved is not None:
+        result, known, note = resolved.value, resolved.known, resolved.note
+        if not known:
+            result = shown.value  # the text as written, for notes and fixes
+        for path in resolved.via:
+            target = lookup(root, path)
+            if target is not None:
+                via.append(file.span_of(target.deref()))
+    elif not shown.typed:
+        result, known, note = shown.raw, False, f"custom tag `{shown.tag}`"
     return Arg(
         key=key_text,
-        value=resolved,
+        value=result,
         span=file.span(key.start, value.end),
         value_span=file.span_of(value),
         known=known,
         raw=raw,
-        note=why
-        if not known
-        else (f"via alias `*{value.anchor}`" if value.kind == "alias" else None),
-        via=via,
+        note=note,
+        via=tuple(via),
     )
 
 
@@ -106,17 +89,41 @@ def args_of_map(
     parent: tuple[str, ...],
     mapping: Node,
     spell: str = "{key}",
+    interpolate: bool = True,
 ) -> dict[str, Arg]:
-    """Scalar entries of `mapping` as Args keyed by their plain key."""
-    out: dict[str, Arg] = {}
+    """Scalar entries of `mapping` (found at `parent` in `root`) as Args keyed by their plain
+    key.  `interpolate=False` leaves `${...}` as text, for files that are not OmegaConf's
+    (Megatron's functional-test `MODEL_ARGS`, whose `${VAR}` the launcher's shell fills)."""
+    entries: list[tuple[Node, Node]] = []
     for k, v in mapping.items():
         if k.kind != "scalar" or k.raw is None:
             continue
         if v.deref().kind != "scalar":
             continue
+        entries.append((k, v))
+    pending: list[tuple[str, ...]] = []
+    if interpolate:
+        pending = [(*parent, str(k.raw)) for k, v in entries if needs_omegaconf(v.deref())]
+    resolved: dict[tuple[str, ...], Resolved] = {}
+    if pending:
+        resolved = interpolations(root).resolve(pending)
+    out: dict[str, Arg] = {}
+    for k, v in entries:
+        assert k.raw is not None
+        found = resolved.get((*parent, k.raw))
+        if found is not None:
+            at = lookup(root, (*parent, k.raw))
+            if at is None or at.deref() is not v.deref():
+                found = _elsewhere(v)  # the entry is not where `parent` says: not resolved
         # not str.format: `spell` may hold a key written with braces (`a{b}:`)
-        out[k.raw] = arg_of(file, root, parent, k, v, spell.replace("{key}", k.raw))
+        out[k.raw] = arg_of(file, k, v, spell.replace("{key}", k.raw), found, root)
     return out
+
+
+def _elsewhere(value: Node) -> Resolved:
+    from fp8lint.documents.omega import Resolved
+
+    return Resolved(None, False, f"`{value.deref().value}` could not be resolved here")
 
 
 def edit_info(

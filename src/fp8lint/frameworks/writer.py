@@ -96,6 +96,8 @@ def _set_value(editor: Editor, site: Fp8Site, name: str, value: Any, raw: Edits)
                 f"; the value is defined at line {target.line} and shared, so every other "
                 "key that refers to it changes too"
             )
+        if setting.raw is not None and "${" in setting.raw:
+            return "; the value is computed by an OmegaConf interpolation, which the fix replaces"
         return ""
     key = editor.container.keys.get(name)
     if key is None:
