@@ -11,7 +11,7 @@ import sys
 from fp8lint.cli import main
 code = main(["check", *sys.argv[1:]])
 heavy = sorted(m for m in ("pydantic", "omegaconf", "libcst", "fp8lint.rule", "fp8lint.model",
-                           "fp8lint.frameworks.python_recipes") if m in sys.modules)
+                           "fp8lint.frameworks.python_sites") if m in sys.modules)
 print("HEAVY=" + ",".join(heavy))
 """
 
@@ -39,4 +39,4 @@ def test_fp8_python_imports_the_python_source(tmp_path: Path) -> None:
     (tmp_path / "a.py").write_text(
         "from transformer_engine.common.recipe import DelayedScaling\nr = DelayedScaling()\n"
     )
-    assert "fp8lint.frameworks.python_recipes" in probe(tmp_path).split("=", 1)[1].split(",")
+    assert "fp8lint.frameworks.python_sites" in probe(tmp_path).split("=", 1)[1].split(",")
