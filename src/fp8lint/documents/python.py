@@ -35,7 +35,7 @@ import re
 import sys
 import threading
 import weakref
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -179,7 +179,7 @@ def scan(text: str) -> Shape:
                 continue
             if kind == "string":
                 token = m.group()
-                prefix = token.rstrip("\'\"")
+                prefix = token.rstrip("'\"")
                 end = _STRING_END[token[len(prefix) :]].match(text, m.end())
                 if end is None:
                     shape.broken = True
@@ -338,7 +338,9 @@ def prune(text: str, shape: Shape, relevant: re.Pattern[str]) -> str:
             and not _SCOPE_WORDS.search(body)
             and not (aliases and aliases.intersection(_WORD.findall(body)))
         ):
-            candidates.append((start, end, set(_DEFINED.findall(body)), set(_ATTR_SET.findall(body))))
+            candidates.append(
+                (start, end, set(_DEFINED.findall(body)), set(_ATTR_SET.findall(body)))
+            )
         else:
             kept_words.update(_WORD.findall(body))
             kept_reads.update(_ATTR_READ.findall(body))
@@ -803,8 +805,8 @@ class PyModule:
         self._bom = bom
         self._facts: Facts | None = None
         self._wrapper: MetadataWrapper | None = None
-        self._scopes: Any = None
-        self._positions: Any = None
+        self._scopes: Mapping[cst.CSTNode, Scope | None] | None = None
+        self._positions: Mapping[cst.CSTNode, CodeRange] | None = None
         self._shift: dict[int, int] | None = None
         self._spans: dict[int, Span] = {}
 
@@ -824,7 +826,7 @@ class PyModule:
     def scope(self, node: cst.CSTNode) -> Scope | None:
         if self._scopes is None:
             self._scopes = self._metadata().resolve(ScopeProvider)
-        return self._scopes.get(node)  # type: ignore[no-any-return]
+        return self._scopes.get(node)
 
     def imported_names(self, node: cst.CSTNode) -> tuple[str, ...]:
         """The dotted names `node` (a name or attribute chain) has through the file's imports,
@@ -843,11 +845,7 @@ class PyModule:
         if scope is None:
             return []
         declared = self.facts.declared_only
-        found = [
-            a
-            for a in scope[name.value]
-            if hasattr(a, "node") and id(a.node) not in declared
-        ]
+        found = [a for a in scope[name.value] if hasattr(a, "node") and id(a.node) not in declared]
         return sorted(found, key=lambda a: a._index)
 
     def defines_locally(self, name: cst.Name) -> bool:
@@ -915,10 +913,14 @@ class PyModule:
         return key is not None and len(self.facts.attr_bindings.get(key, [])) == 1
 
     # -- positions ---------------------------------------------------------------------------
-    def _range(self, node: cst.CSTNode) -> CodeRange:
+    def _position_map(self) -> Mapping[cst.CSTNode, CodeRange]:
+        """Every node's range, from one `PositionProvider` pass (made on first use)."""
         if self._positions is None:
             self._positions = self._metadata().resolve(PositionProvider)
-        return self._positions[node]  # type: ignore[no-any-return]
+        return self._positions
+
+    def _range(self, node: cst.CSTNode) -> CodeRange:
+        return self._position_map()[node]
 
     def _pos(self, line: int, column: int) -> Pos:
         """A libcst position (1-based line, 0-based character column) as a `Pos`."""
@@ -1013,14 +1015,12 @@ class PyModule:
         return out
 
     # -- edits ---------------------------------------------------------------------------------
-    def node_at(self, span: Span, kinds: tuple[type, ...]) -> cst.CSTNode | None:
+    def node_at(self, span: Span, kinds: tuple[type[cst.CSTNode], ...]) -> cst.CSTNode | None:
         """The outermost node of one of `kinds` whose span is `span` (a node a span was made
         from, found again for a fix)."""
-        if self._positions is None:
-            self._range(self.module)
         key = (span.line, span.column, span.end_line, span.end_column)
         best: cst.CSTNode | None = None
-        for node, r in self._positions.items():
+        for node, r in self._position_map().items():
             if not isinstance(node, kinds):
                 continue
             a, b = self._pos(r.start.line, r.start.column), self._pos(r.end.line, r.end.column)
@@ -1028,6 +1028,19 @@ class PyModule:
                 if best is None or _encloses(self, node, best):
                     best = node
         return best
+
+    def line_at(self, span: Span) -> cst.SimpleStatementLine | None:
+        """The innermost statement line holding the start of `span`."""
+        point = (span.line, span.column)
+        best: tuple[tuple[int, int], cst.SimpleStatementLine] | None = None
+        for node, r in self._position_map().items():
+            if not isinstance(node, cst.SimpleStatementLine):
+                continue
+            a, b = self._pos(r.start.line, r.start.column), self._pos(r.end.line, r.end.column)
+            start = (a.line + 1, a.column + 1)
+            if start <= point <= (b.line + 1, b.column + 1) and (best is None or start > best[0]):
+                best = (start, node)
+        return best[1] if best is not None else None
 
     def statement_of(self, node: cst.CSTNode) -> int:
         """The index of the top-level statement holding `node`."""
@@ -1044,19 +1057,18 @@ class PyModule:
         decorators = getattr(stmt, "decorators", ())
         return self._range(decorators[0] if decorators else stmt).start.line
 
-    def rewrite(
-        self, index: int, transformer: cst.CSTTransformer
-    ) -> tuple[int, int, str] | None:
-        """The edit that makes top-level statement `index` what `transformer` turns it into:
-        (start, end, new text) in the file's characters, the smallest region in which the
-        statement's code changes; None when nothing changes."""
+    def rewrite(self, index: int, transformer: cst.CSTTransformer) -> tuple[int, int, str] | None:
+        """The edit that makes top-level statement `index` what `transformer` turns it into
+        (or removes it): (start, end, new text) in the file's characters, the smallest region
+        in which the statement's code changes; None when nothing changes."""
         stmt = self.module.body[index]
-        bare = stmt.with_changes(leading_lines=())
         new = stmt.visit(transformer)
-        if isinstance(new, cst.RemovalSentinel) or not isinstance(new, cst.CSTNode):
-            raise ValueError("a fix cannot remove a whole statement here")
-        old_code = self.module.code_for_node(bare)
-        new_code = self.module.code_for_node(new.with_changes(leading_lines=()))
+        old_code = self.module.code_for_node(stmt.with_changes(leading_lines=()))
+        if isinstance(new, cst.RemovalSentinel):
+            new_code = ""
+        else:
+            assert isinstance(new, (cst.SimpleStatementLine, cst.BaseCompoundStatement))
+            new_code = self.module.code_for_node(new.with_changes(leading_lines=()))
         if old_code == new_code:
             return None
         begin = self._pos(self._first_line(stmt), 0).index
@@ -1098,3 +1110,132 @@ def minimal_edit(old: str, new: str) -> tuple[int, int, str]:
             hi = mid - 1
     suffix = lo
     return prefix, len(old) - suffix, new[prefix : len(new) - suffix]
+
+
+# --------------------------------------------------------------------------- CST edits
+
+Change = Callable[[cst.CSTNode], "cst.CSTNode | cst.RemovalSentinel"]
+
+
+class Rewrite(cst.CSTTransformer):
+    """Apply `changes` (id of an original node -> what to make of its updated copy) in one
+    pass over a statement."""
+
+    def __init__(self, changes: dict[int, list[Change]]) -> None:
+        super().__init__()
+        self.changes = changes
+
+    def on_leave(  # type: ignore[override]
+        self, original_node: cst.CSTNode, updated_node: cst.CSTNode
+    ) -> cst.CSTNode | cst.RemovalSentinel:
+        result: cst.CSTNode | cst.RemovalSentinel = updated_node
+        for change in self.changes.get(id(original_node), ()):
+            if isinstance(result, cst.RemovalSentinel):
+                break
+            result = change(result)
+        return result
+
+
+def expression(code: str) -> cst.BaseExpression:
+    """A value for a fix, parsed by libcst (raises ValueError when it is not one)."""
+    try:
+        return cst.parse_expression(code)
+    except cst.ParserSyntaxError as exc:
+        raise ValueError(f"`{code}` is not a Python expression") from exc
+
+
+def replaced(new: cst.BaseExpression) -> Change:
+    """Replace an expression, keeping the parentheses written around the old one."""
+
+    def change(node: cst.CSTNode) -> cst.CSTNode:
+        assert isinstance(node, cst.BaseExpression)
+        return new.with_changes(lpar=node.lpar, rpar=node.rpar)
+
+    return change
+
+
+def _no_space() -> cst.AssignEqual:
+    return cst.AssignEqual(
+        whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace("")
+    )
+
+
+def keyword_added(key: str, value: cst.BaseExpression, indent: str | None) -> Change:
+    """Add `key=value` as the last argument of a call: on a line of its own at `indent` (a
+    call laid out one argument per line), or after a comma and a space.  The new argument
+    takes over what followed the old last one (its trailing comma, a comment, the line
+    break before the closing parenthesis)."""
+
+    def change(node: cst.CSTNode) -> cst.CSTNode:
+        assert isinstance(node, cst.Call)
+        new = cst.Arg(keyword=cst.Name(key), value=value, equal=_no_space())
+        if not node.args:
+            return node.with_changes(args=[new])
+        last = node.args[-1]
+        if indent is None:
+            comma = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
+        else:
+            comma = cst.Comma(
+                whitespace_after=cst.ParenthesizedWhitespace(
+                    first_line=cst.TrailingWhitespace(),
+                    indent=False,
+                    last_line=cst.SimpleWhitespace(indent),
+                )
+            )
+        new = new.with_changes(comma=last.comma, whitespace_after_arg=last.whitespace_after_arg)
+        last = last.with_changes(comma=comma, whitespace_after_arg=cst.SimpleWhitespace(""))
+        return node.with_changes(args=[*node.args[:-1], last, new])
+
+    return change
+
+
+def argument_removed(index: int) -> Change:
+    """Remove a call's argument; when it was the last one, the argument before it takes
+    over what followed it (no comma, or its trailing comma and line break)."""
+
+    def change(node: cst.CSTNode) -> cst.CSTNode:
+        assert isinstance(node, cst.Call)
+        args = list(node.args)
+        gone = args.pop(index)
+        if index == len(args) and args:
+            args[-1] = args[-1].with_changes(
+                comma=gone.comma, whitespace_after_arg=gone.whitespace_after_arg
+            )
+        return node.with_changes(args=args)
+
+    return change
+
+
+def keyword_renamed(index: int, new: str) -> Change:
+    def change(node: cst.CSTNode) -> cst.CSTNode:
+        assert isinstance(node, cst.Call)
+        args = list(node.args)
+        args[index] = args[index].with_changes(keyword=cst.Name(new))
+        return node.with_changes(args=args)
+
+    return change
+
+
+def attribute_renamed(new: str) -> Change:
+    """`p.old = v` -> `p.new = v` (the change is made on the assignment's target)."""
+
+    def change(node: cst.CSTNode) -> cst.CSTNode:
+        assert isinstance(node, cst.Attribute)
+        return node.with_changes(attr=cst.Name(new))
+
+    return change
+
+
+def statement_removed(position: int) -> Change:
+    """Remove statement `position` of a line (`a = 1; p.x = 2`), or the whole line when it
+    is the only one."""
+
+    def change(node: cst.CSTNode) -> cst.CSTNode | cst.RemovalSentinel:
+        assert isinstance(node, cst.SimpleStatementLine)
+        body = [s for i, s in enumerate(node.body) if i != position]
+        if not body:
+            return cst.RemovalSentinel.REMOVE
+        body[-1] = body[-1].with_changes(semicolon=cst.MaybeSentinel.DEFAULT)
+        return node.with_changes(body=body)
+
+    return change

@@ -151,7 +151,9 @@ class Context:
             return None
         wrapper = name in CONFIG_WRAPPERS or (
             isinstance(callee, cst.Name)
-            and any(q.rsplit(".", 1)[-1] in CONFIG_WRAPPERS for q in self.doc.imported_names(callee))
+            and any(
+                q.rsplit(".", 1)[-1] in CONFIG_WRAPPERS for q in self.doc.imported_names(callee)
+            )
         )
         if wrapper:
             first = next(iter(positional(call)), None)
@@ -212,7 +214,9 @@ class Context:
                 value_span=self.span(value),
                 known=ok,
                 raw=raw,
-                note=None if ok else followed.why or f"`{short(raw)}` is not a literal fp8lint can read",
+                note=None
+                if ok
+                else followed.why or f"`{short(raw)}` is not a literal fp8lint can read",
                 via=via,
             ),
             followed.node,

@@ -18,6 +18,8 @@ from typing import TYPE_CHECKING
 from fp8lint.documents.text import ParseError, SourceFile
 
 if TYPE_CHECKING:
+    from collections.abc import Callable, Mapping
+
     from fp8lint.documents.python import PyModule
     from fp8lint.frameworks.python_args import Context, Target
     from fp8lint.model import Fp8Site
@@ -124,7 +126,7 @@ def _targets(
     ctx: Context,
     names: frozenset[str],
     wrapped: frozenset[str],
-    requires: dict[str, object],
+    requires: Mapping[str, Callable[[str], bool]],
 ) -> list[Target]:
     """The calls that build something a recognizer reads, in source order.  Only calls
     spelled with a known name, an import alias of one, or a config wrapper are looked at."""
@@ -136,7 +138,7 @@ def _targets(
     found: list[Target] = []
     for name in spelled:
         for call in facts.calls.get(name, ()):
-            tgt = ctx.target(call, names, wrapped, requires)  # type: ignore[arg-type]
+            tgt = ctx.target(call, names, wrapped, requires)
             if tgt is not None:
                 found.append(tgt)
     found.sort(key=lambda t: ctx.doc.where(t.call))

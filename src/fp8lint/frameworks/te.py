@@ -242,7 +242,9 @@ def _format(ctx: Context, val: Val, invalid: list[SourceNote]) -> Setting[Any]:
     if dotted(val.node) is not None and m.matches(val.node, member_of("Format")):
         member = val.node.attr.value  # type: ignore[attr-defined]
         if member.upper() in FORMATS:
-            return written(replace(arg, known=True, value=member, note=None), FORMATS[member.upper()])
+            return written(
+                replace(arg, known=True, value=member, note=None), FORMATS[member.upper()]
+            )
         invalid.append(invalid_note(arg, expected))
         return ctx.unreadable(arg)
     if not arg.known:

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any, cast
 
 from fp8lint.frameworks import te
-from fp8lint.frameworks.base import INT_LIMIT, Arg, as_int, default, invalid_note, written
+from fp8lint.frameworks.base import Arg, as_int, default, invalid_note, written
 from fp8lint.model import (
     AmaxAlgo,
     AmaxScope,
@@ -69,7 +69,8 @@ NEMO2_DEFAULTS = _with(
 BRIDGE_DEFAULTS = _with(NEMO2_DEFAULTS, fp8_recipe="tensorwise")
 # TE's DelayedScaling() defaults as TransformerConfig fields (what `--fp8-*` leaves to TE)
 TE_DEFAULTS = {
-    f"fp8_{key}": te.DELAYED_DEFAULTS[key] for key in ("margin", "amax_history_len", "amax_compute_algo")
+    f"fp8_{key}": te.DELAYED_DEFAULTS[key]
+    for key in ("margin", "amax_history_len", "amax_compute_algo")
 }
 
 RECIPES = {

@@ -182,6 +182,10 @@ def _removal(file: SourceFile, edit: EditInfo, span: Span) -> tuple[int, int]:
 
 def plan_to_fix(file: SourceFile, site: Fp8Site, index: int, plan: FixPlan) -> Fix:
     """Concrete edits for `plan` on `site`, or a display-only fix when none can be made."""
+    if site.edit is not None and site.edit.syntax == "python":  # libcst transformations
+        from fp8lint.frameworks.python_writer import plan_to_fix as python_fix
+
+        return python_fix(file, site, index, plan, render)
     applicability = plan.applicability
     message = plan.message
     if applicability is Applicability.DISPLAY_ONLY or site.edit is None:
