@@ -234,6 +234,8 @@ def _chains(text: str, start: int, end: int) -> None:
                 if operand:  # a call or subscript: one more link in the chain
                     chain[-1] += 1
                     total += 1
+                    if chain[-1] > MAX_CHAIN:
+                        raise _too_deep(text, m.start())
                 chain.append(0)
                 bools.append(0)
                 total += 1
@@ -294,6 +296,7 @@ def _without(text: str, spans: Sequence[tuple[int, int]]) -> str:
 
 
 _WORD = re.compile(r"[^\W\d]\w*")
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
 _DEFINED = re.compile(r"\b(?:def|class)\s+([^\W\d]\w*)")
 _ATTR_SET = re.compile(
     r"\.\s*([^\W\d]\w*)\s*(?:=(?!=)|\*\*=|//=|>>=|<<=|[-+*/%@&|^]=|[,)\]:]|\bin\b)"
@@ -937,12 +940,11 @@ class PyModule:
         if self._shift is None:
             self._shift = {}
             if "\x0c" in self.text:
-                ours = self.text.splitlines()
-                theirs = self.module.code.splitlines()
-                if len(ours) == len(theirs):
-                    for i, (a, b) in enumerate(zip(ours, theirs, strict=True)):
-                        if a != b and a.endswith(b.lstrip()):
-                            self._shift[i] = len(a) - len(a.lstrip()) - (len(b) - len(b.lstrip()))
+                ours = _LINE_BREAK.split(self.text)
+                theirs = _LINE_BREAK.split(self.module.code)
+                for i, (a, b) in enumerate(zip(ours, theirs, strict=False)):
+                    if a != b and a.endswith(b.lstrip()):
+                        self._shift[i] = len(a) - len(a.lstrip()) - (len(b) - len(b.lstrip()))
         return self._shift
 
     def start(self, node: cst.CSTNode) -> Pos:
@@ -1090,8 +1092,9 @@ def _encloses(pm: PyModule, outer: cst.CSTNode, inner: cst.CSTNode) -> bool:
 
 
 def minimal_edit(old: str, new: str) -> tuple[int, int, str]:
-    """(start, end, content): replacing old[start:end] by content gives `new`, and the
-    region is as small as the common prefix and suffix allow."""
+    """(start, end, content): replacing old[start:end] by content gives `new`.  The region
+    is the smallest the common prefix and suffix allow, widened to whole words where it
+    would split one (`1` -> `1024` replaces the number, not "inserts 024")."""
     limit = min(len(old), len(new))
     lo, hi = 0, limit
     while lo < hi:  # the longest common prefix, by halving (slices compare in C)
@@ -1109,6 +1112,18 @@ def minimal_edit(old: str, new: str) -> tuple[int, int, str]:
         else:
             hi = mid - 1
     suffix = lo
+
+    def word(text: str, i: int) -> bool:
+        return 0 <= i < len(text) and (text[i].isalnum() or text[i] == "_")
+
+    while prefix > 0 and word(old, prefix - 1) and (word(old, prefix) or word(new, prefix)):
+        prefix -= 1
+    while (
+        suffix > 0
+        and word(old, len(old) - suffix)
+        and (word(old, len(old) - suffix - 1) or word(new, len(new) - suffix - 1))
+    ):
+        suffix -= 1
     return prefix, len(old) - suffix, new[prefix : len(new) - suffix]
 
 

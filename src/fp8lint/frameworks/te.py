@@ -239,7 +239,14 @@ def _format(ctx: Context, val: Val, invalid: list[SourceNote]) -> Setting[Any]:
 
     arg = val.arg
     expected = "expected Format.HYBRID, Format.E4M3 or Format.E5M2"
-    if dotted(val.node) is not None and m.matches(val.node, member_of("Format")):
+    node = val.node
+    if dotted(node) is not None and (
+        m.matches(node, member_of("Format"))
+        or (  # `F.E4M3` after `from transformer_engine.common.recipe import Format as F`
+            m.matches(node, m.Attribute())
+            and any(q.endswith(".Format") for q in ctx.doc.imported_names(node.value))  # type: ignore[attr-defined]
+        )
+    ):
         member = val.node.attr.value  # type: ignore[attr-defined]
         if member.upper() in FORMATS:
             return written(
