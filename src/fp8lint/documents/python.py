@@ -41,13 +41,20 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import libcst as cst
 from libcst.helpers import get_full_name_for_node
-from libcst.metadata import MetadataWrapper, PositionProvider, QualifiedNameSource, ScopeProvider
+from libcst.metadata import (
+    CodePosition,
+    CodeRange,
+    MetadataWrapper,
+    PositionProvider,
+    QualifiedNameSource,
+    ScopeProvider,
+)
 
 from fp8lint.documents.text import ParseError, SourceFile
 from fp8lint.documents.tree import Pos
 
 if TYPE_CHECKING:
-    from libcst.metadata import CodeRange, Scope
+    from libcst.metadata import Scope
 
     from fp8lint.model import Span
 
@@ -116,6 +123,8 @@ class Shape:
     statements: list[tuple[int, bool]] = field(default_factory=list)
     broken: bool = False
     plain: bool = True  # no form feed, no odd line start: statements can be left out
+    # comments and string literals (not f-strings, whose fields are code): not code words
+    prose: list[tuple[int, int]] = field(default_factory=list)
 
 
 def _line_column(text: str, index: int) -> tuple[int, int]:
@@ -187,9 +196,12 @@ def scan(text: str) -> Shape:
                 if "f" in prefix.lower() or "t" in prefix.lower():
                     if depth + _bracket_depth(text, m.end(), end.end()) > MAX_BRACKETS:
                         raise _too_deep(text, m.start())
+                else:
+                    shape.prose.append((m.start(), end.end()))
                 pos = end.end()
                 break  # go on after the string
-            # comments and backslash continuations need nothing
+            if kind == "comment":
+                shape.prose.append((m.start(), m.end()))
         else:
             break
     if depth != 0:
@@ -303,20 +315,27 @@ _ATTR_SET = re.compile(
 )
 _ATTR_READ = re.compile(r"\.\s*([^\W\d]\w*)(?!\s*\()")
 _SCOPE_WORDS = re.compile(r"\b(?:global|nonlocal)\b")
-_ALIAS = re.compile(r"([\w.]+)\s+as\s+([^\W\d]\w*)")
+_ALIAS = re.compile(r"(?<![\w.])([\w.]+)\s+as\s+([^\W\d]\w*)")
 
 
-def prune(text: str, shape: Shape, relevant: re.Pattern[str]) -> str:
+def prune(
+    text: str, shape: Shape, relevant: re.Pattern[str]
+) -> tuple[str, list[int], list[tuple[int, int]]]:
     """`text` without the top-level definitions that cannot change what a reader of the rest
-    finds.  A top-level `def` or `class` (with its decorators) is left out when it matches
-    no `relevant` word (nor a name one is imported as), declares nothing
-    `global`/`nonlocal`, defines no name the kept code
-    mentions, and sets no attribute the kept code reads.  Kept code grows until no left-out
+    finds, the start index (in the new text) of each top-level statement kept, and the
+    ranges left out (in `text`).
+
+    A top-level `def` or `class` (with its decorators) is left out when it matches no
+    `relevant` word (nor a name one is imported as), declares nothing `global`/`nonlocal`,
+    defines no name the kept code mentions, and sets no attribute the kept code reads (words
+    of code: comments and strings do not count).  Kept code grows until no left-out
     definition meets the kept code (a fixpoint), so what libcst's scope analysis sees of the
-    kept code is what it would see in the whole file."""
+    kept code is what it would see in the whole file, and a value followed from kept code
+    into a definition finds it whole."""
+    starts = [s for s, _ in shape.statements]
     if shape.broken or not shape.plain or not shape.statements:
-        return text
-    bounds = [s for s, _ in shape.statements] + [len(text)]
+        return text, starts, []
+    bounds = [*starts, len(text)]
     chunks: list[tuple[int, int, bool]] = []
     i = 0
     statements = shape.statements
@@ -328,41 +347,78 @@ def prune(text: str, shape: Shape, relevant: re.Pattern[str]) -> str:
             j += 1
         chunks.append((start, bounds[j + 1], top and bool(_TOP.match(text, statements[j][0]))))
         i = j + 1
+    code = _blank(text, shape.prose)
     # names imported under another name (`import checkpoint as ckpt`): as relevant as theirs
-    aliases = {b for a, b in _ALIAS.findall(text) if relevant.search(a)}
+    aliases = {b for a, b in _ALIAS.findall(code) if relevant.search(a)}
     kept_words: set[str] = set()
     kept_reads: set[str] = set()
     candidates: list[tuple[int, int, set[str], set[str]]] = []
     for start, end, top in chunks:
-        body = text[start:end]
+        body = code[start:end]
+        words = set(_WORD.findall(body))
         if (
             top
-            and not relevant.search(body)
+            and not relevant.search(text, start, end)
             and not _SCOPE_WORDS.search(body)
-            and not (aliases and aliases.intersection(_WORD.findall(body)))
+            and not aliases.intersection(words)
         ):
             candidates.append(
                 (start, end, set(_DEFINED.findall(body)), set(_ATTR_SET.findall(body)))
             )
         else:
-            kept_words.update(_WORD.findall(body))
+            kept_words |= words
             kept_reads.update(_ATTR_READ.findall(body))
+    # A definition kept for its name alone (the kept code calls it, or follows a value to it)
+    # matters by its binding and its own text, not by what its body mentions: its words do
+    # not keep more.  One kept for an attribute it sets is read further: its words count.
+    named: set[int] = set()
     changed = True
     while changed and candidates:
         changed = False
         rest = []
         for start, end, defined, sets in candidates:
-            if defined & kept_words or sets & kept_reads:
-                body = text[start:end]
+            if sets & kept_reads:
+                body = code[start:end]
                 kept_words.update(_WORD.findall(body))
                 kept_reads.update(_ATTR_READ.findall(body))
                 changed = True
-            else:
-                rest.append((start, end, defined, sets))
+                continue
+            if start not in named and defined & kept_words:
+                named.add(start)
+                changed = True
+            rest.append((start, end, defined, sets))
         candidates = rest
+    candidates = [c for c in candidates if c[0] not in named]
     if not candidates:
+        return text, starts, []
+    dropped = [(a, b) for a, b, _, _ in candidates]
+    pruned = _without(text, dropped)
+    kept = []  # the kept statements' starts, moved by what was left out before them
+    removed = 0
+    d = 0
+    for start in starts:
+        while d < len(dropped) and dropped[d][1] <= start:
+            a, b = dropped[d]
+            removed += (b - a) - len(_LINE_BREAK.findall(text, a, b))
+            d += 1
+        if d < len(dropped) and dropped[d][0] <= start < dropped[d][1]:
+            continue
+        kept.append(start - removed)
+    return pruned, kept, dropped
+
+
+def _blank(text: str, spans: Sequence[tuple[int, int]]) -> str:
+    """`text` with the characters of `spans` turned into spaces (same length)."""
+    if not spans:
         return text
-    return _without(text, [(a, b) for a, b, _, _ in candidates])
+    out: list[str] = []
+    last = 0
+    for a, b in spans:
+        out.append(text[last:a])
+        out.append(" " * (b - a))
+        last = b
+    out.append(text[last:])
+    return "".join(out)
 
 
 # ------------------------------------------------------------------------- the deep thread
@@ -426,7 +482,11 @@ def parse(file: SourceFile, relevant: re.Pattern[str] | None = None) -> PyModule
     bom = 1 if file.text.startswith("\ufeff") else 0
     source = file.text[bom:]
     shape = scan(source)
-    text = prune(source, shape, relevant) if relevant is not None else source
+    dropped: list[tuple[int, int]] = []
+    if relevant is not None:
+        text, starts, dropped = prune(source, shape, relevant)
+    else:
+        text, starts = source, [s for s, _ in shape.statements]
     size = len(text) - text.count("\n") - text.count("\r")
     if size > MAX_CHARS:
         raise ParseError(
@@ -442,8 +502,34 @@ def parse(file: SourceFile, relevant: re.Pattern[str] | None = None) -> PyModule
     except RecursionError:
         raise ParseError(DEEP, 1, 1) from None
     found = PyModule(file, module, text, bom, relevant)
+    found.left_out = (shape, dropped)
+    if shape.plain and not shape.broken:
+        found.statement_lines = _statement_lines(text, starts, len(module.body))
     _CACHE[file] = found
     return found
+
+
+_CLAUSE = re.compile(r"(?:else|elif|except|finally)\b")
+
+
+def _statement_lines(text: str, starts: list[int], count: int) -> list[int] | None:
+    """The first line of each top-level statement libcst found (its first decorator for a
+    decorated definition), from the scan's statement starts: clauses (`else:`, `except:`)
+    continue the statement above them and decorators belong to the definition below.  None
+    when the scan and libcst do not count the same statements."""
+    lines: list[int] = []
+    line = 1
+    last = 0
+    decorated = False
+    for start in starts:
+        if _CLAUSE.match(text, start):
+            continue
+        line += sum(1 for _ in _LINE_BREAK.finditer(text, last, start))
+        last = start
+        if not decorated:
+            lines.append(line)
+        decorated = text.startswith("@", start)
+    return lines if len(lines) == count else None
 
 
 def _syntax_error(text: str, err: cst.ParserSyntaxError, path: str) -> ParseError:
@@ -563,17 +649,22 @@ class Facts:
     star_modules: list[str] = field(default_factory=list)
     defined: set[str] = field(default_factory=set)  # every def and class name in the file
     order: dict[int, int] = field(default_factory=dict)  # id(call) -> walk index
+    statement: dict[int, int] = field(default_factory=dict)  # id(node) -> top-level index
+    scoping: set[int] = field(default_factory=set)  # top-level statements with global/nonlocal
 
 
 def collect(module: cst.Module) -> Facts:
     """One iterative walk (deep trees cannot overflow the stack here)."""
     facts = Facts()
     skip: set[int] = set()
-    stack: list[cst.CSTNode] = [module]
+    stack: list[tuple[cst.CSTNode, int]] = [(s, i) for i, s in enumerate(module.body)]
+    stack.reverse()
     calls = facts.calls
+    statement = facts.statement
     count = 0
     while stack:
-        node = stack.pop()
+        node, top = stack.pop()
+        statement[id(node)] = top
         kind = type(node)
         if kind is cst.Call:
             assert isinstance(node, cst.Call)
@@ -642,6 +733,8 @@ def collect(module: cst.Module) -> Facts:
                 _bind(facts, node.asname.name, None)
         elif kind in (cst.FunctionDef, cst.ClassDef):
             facts.defined.add(node.name.value)  # type: ignore[attr-defined]
+        elif kind in (cst.Global, cst.Nonlocal):
+            facts.scoping.add(top)
         elif kind is cst.ImportFrom:
             assert isinstance(node, cst.ImportFrom)
             if isinstance(node.names, cst.ImportStar):
@@ -656,7 +749,7 @@ def collect(module: cst.Module) -> Facts:
             continue
         found = children(node)
         found.reverse()
-        stack.extend(found)
+        stack.extend((child, top) for child in found)
     return facts
 
 
@@ -767,6 +860,14 @@ def _elements(elements: Sequence[cst.BaseElement]) -> list[Any]:
     return out
 
 
+def _string(token: str) -> cst.CSTNode:
+    """A string token as a libcst node (a Name that reads as no literal if it is none)."""
+    try:
+        return cst.SimpleString(token)
+    except cst.CSTValidationError:
+        return cst.Name("_")
+
+
 def is_literal_name(node: cst.CSTNode) -> bool:
     return isinstance(node, cst.Name) and node.value in _CONSTANTS
 
@@ -811,6 +912,13 @@ class PyModule:
         self._scopes: Mapping[cst.CSTNode, Scope | None] | None = None
         self._positions: Mapping[cst.CSTNode, CodeRange] | None = None
         self._shift: dict[int, int] | None = None
+        self._by_statement: dict[int, Mapping[cst.CSTNode, CodeRange]] = {}
+        self._focus: set[int] | None = None
+        self._stubbed: dict[int, cst.CSTNode] = {}  # id(definition in the skeleton) -> itself
+        # the first line of each top-level statement, when the scan found them all
+        self.statement_lines: list[int] | None = None
+        # the scan of the file and the ranges of it left out of `text`
+        self.left_out: tuple[Shape, list[tuple[int, int]]] = (Shape(), [])
         self._spans: dict[int, Span] = {}
 
     # -- facts -------------------------------------------------------------------------------
@@ -826,10 +934,43 @@ class PyModule:
         return self._wrapper
 
     # -- scopes ------------------------------------------------------------------------------
+    def focus(self, statements: set[int]) -> None:
+        """Ask scope questions only about nodes of these top-level statements (before the
+        first one): the scope analysis then reads the other top-level definitions as their
+        signatures only (see `_skeleton`).  A question about a node outside them is still
+        answered, by analysing the whole module."""
+        if self._scopes is None:
+            self._focus = statements
+
     def scope(self, node: cst.CSTNode) -> Scope | None:
         if self._scopes is None:
+            if self._focus is None:
+                self._scopes = self._metadata().resolve(ScopeProvider)
+            else:
+                skeleton = MetadataWrapper(self._skeleton(self._focus), unsafe_skip_copy=True)
+                self._scopes = skeleton.resolve(ScopeProvider)
+        found = self._scopes.get(node)
+        if found is None and self._focus is not None:
+            self._focus = None  # a node the skeleton left out: analyse the whole module
             self._scopes = self._metadata().resolve(ScopeProvider)
-        return self._scopes.get(node)
+            found = self._scopes.get(node)
+        return found
+
+    def _skeleton(self, focus: set[int]) -> cst.Module:
+        """The module with the bodies of its other top-level definitions replaced by `...`.
+        A body binds nothing outside itself unless it says `global` or `nonlocal` (those
+        statements stay whole); decorators, signatures and names stay, so every name the
+        module binds is still bound, in the same scope, by the same kind of statement."""
+        stub = cst.IndentedBlock(body=[cst.SimpleStatementLine(body=[cst.Expr(cst.Ellipsis())])])
+        keep = focus | self.facts.scoping
+        body: list[cst.BaseStatement] = []
+        for i, stmt in enumerate(self.module.body):
+            if i not in keep and isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
+                short = stmt.with_changes(body=stub)
+                self._stubbed[id(short)] = stmt
+                stmt = short
+            body.append(stmt)
+        return self.module.with_changes(body=body)
 
     def imported_names(self, node: cst.CSTNode) -> tuple[str, ...]:
         """The dotted names `node` (a name or attribute chain) has through the file's imports,
@@ -868,7 +1009,7 @@ class PyModule:
             values: list[cst.CSTNode | None] = []
             for a in found:
                 if isinstance(a.node, (cst.FunctionDef, cst.ClassDef)):
-                    values.append(a.node)
+                    values.append(self._stubbed.get(id(a.node), a.node))
                 else:
                     values.append(self.facts.values.get(id(a.node)))
             return values
@@ -905,8 +1046,11 @@ class PyModule:
 
     def attr_sets(self, key: str, where: cst.CSTNode) -> list[AttrSet]:
         """`key.field = value` statements made in the scope of `where`."""
+        found = [s for s in self.facts.attr_sets if s.base == key]
+        for s in found:  # every scope first: one of them may widen the analysis
+            self.scope(s.target)
         scope = self.scope(where)
-        return [s for s in self.facts.attr_sets if s.base == key and self.scope(s.target) is scope]
+        return [s for s in found if self.scope(s.target) is scope]
 
     def bound_once_where(self, target: cst.BaseExpression) -> bool:
         """Whether an assignment target (a name or dotted attribute) is bound exactly once."""
@@ -917,13 +1061,55 @@ class PyModule:
 
     # -- positions ---------------------------------------------------------------------------
     def _position_map(self) -> Mapping[cst.CSTNode, CodeRange]:
-        """Every node's range, from one `PositionProvider` pass (made on first use)."""
+        """Every node's range, from one `PositionProvider` pass over the whole module."""
         if self._positions is None:
             self._positions = self._metadata().resolve(PositionProvider)
         return self._positions
 
+    def _statement_positions(self, index: int) -> Mapping[cst.CSTNode, CodeRange]:
+        """The ranges of the nodes of top-level statement `index`, from a `PositionProvider`
+        pass over that statement alone (a module of its own, moved to its first line):
+        positions cost a pass over the code, so only statements that hold a span pay it."""
+        found = self._by_statement.get(index)
+        if found is None:
+            assert self.statement_lines is not None
+            module = self.module
+            stmt = module.body[index]
+            alone = stmt.with_changes(leading_lines=())
+            single = cst.Module(
+                body=[alone],
+                default_indent=module.default_indent,
+                default_newline=module.default_newline,
+            )
+            shift = self.statement_lines[index] - 1
+            ranges = MetadataWrapper(single, unsafe_skip_copy=True).resolve(PositionProvider)
+            found = {
+                node: CodeRange(
+                    CodePosition(r.start.line + shift, r.start.column),
+                    CodePosition(r.end.line + shift, r.end.column),
+                )
+                for node, r in ranges.items()
+            }
+            found[stmt] = found.pop(alone)
+            self._by_statement[index] = found
+        return found
+
     def _range(self, node: cst.CSTNode) -> CodeRange:
+        if self.statement_lines is not None:
+            index = self.facts.statement.get(id(node))
+            if index is not None:
+                return self._statement_positions(index)[node]
         return self._position_map()[node]
+
+    def _maps_at(self, line: int) -> list[Mapping[cst.CSTNode, CodeRange]]:
+        """The position maps that can hold a node starting on `line`."""
+        lines = self.statement_lines
+        if lines is None:
+            return [self._position_map()]
+        import bisect
+
+        index = bisect.bisect_right(lines, line) - 1
+        return [self._statement_positions(index)] if index >= 0 else []
 
     def _pos(self, line: int, column: int) -> Pos:
         """A libcst position (1-based line, 0-based character column) as a `Pos`."""
@@ -977,12 +1163,10 @@ class PyModule:
     def words(self) -> list[str]:
         """Every identifier of the whole file (names, attributes, definitions, parameters,
         keywords, imports) and every string literal without spaces, for questions about the
-        file as a whole.  Parses the whole file when parts were left out."""
-        module = self.module
-        if self.text != self.file.text[self._bom :]:
-            module = cst.parse_module(self.file.text[self._bom :])
+        file as a whole.  The definitions left out of the parse are read from the scan: their
+        words of code, and their string literals."""
         out: list[str] = []
-        stack: list[cst.CSTNode] = [module]
+        stack: list[cst.CSTNode] = [self.module]
         while stack:
             node = stack.pop()
             if isinstance(node, cst.Name):
@@ -998,6 +1182,17 @@ class PyModule:
             if isinstance(node, cst.Arg) and node.keyword is not None:
                 out.append(node.keyword.value)
             stack.extend(children(node))
+        shape, dropped = self.left_out
+        if dropped:
+            source = self.file.text[self._bom :]
+            code = _blank(source, shape.prose)
+            for a, b in dropped:
+                out.extend(_WORD.findall(code, a, b))
+            for a, b in shape.prose:
+                if source[a] != "#" and any(x <= a < y for x, y in dropped):
+                    ok, value = literal(_string(source[a:b]))
+                    if ok and isinstance(value, str) and value.split() == [value]:
+                        out.append(value)
         return out
 
     def strings_in(self, node: cst.CSTNode) -> list[str]:
@@ -1022,7 +1217,7 @@ class PyModule:
         from, found again for a fix)."""
         key = (span.line, span.column, span.end_line, span.end_column)
         best: cst.CSTNode | None = None
-        for node, r in self._position_map().items():
+        for node, r in (item for found in self._maps_at(span.line) for item in found.items()):
             if not isinstance(node, kinds):
                 continue
             a, b = self._pos(r.start.line, r.start.column), self._pos(r.end.line, r.end.column)
@@ -1035,7 +1230,7 @@ class PyModule:
         """The innermost statement line holding the start of `span`."""
         point = (span.line, span.column)
         best: tuple[tuple[int, int], cst.SimpleStatementLine] | None = None
-        for node, r in self._position_map().items():
+        for node, r in (item for found in self._maps_at(span.line) for item in found.items()):
             if not isinstance(node, cst.SimpleStatementLine):
                 continue
             a, b = self._pos(r.start.line, r.start.column), self._pos(r.end.line, r.end.column)
@@ -1046,16 +1241,22 @@ class PyModule:
 
     def statement_of(self, node: cst.CSTNode) -> int:
         """The index of the top-level statement holding `node`."""
+        index = self.facts.statement.get(id(node))
+        if index is not None:
+            return index
         where = self._range(node)
         target = (where.start.line, where.start.column)
         for i, stmt in enumerate(self.module.body):
             r = self._range(stmt)
-            first = self._first_line(stmt)
-            if (first, 0) <= target <= (r.end.line, r.end.column):
+            if (self._first_line(i), 0) <= target <= (r.end.line, r.end.column):
                 return i
         raise LookupError("no statement holds this node")
 
-    def _first_line(self, stmt: cst.CSTNode) -> int:
+    def _first_line(self, index: int) -> int:
+        """The line top-level statement `index` starts on (its first decorator's)."""
+        if self.statement_lines is not None:
+            return self.statement_lines[index]
+        stmt = self.module.body[index]
         decorators = getattr(stmt, "decorators", ())
         return self._range(decorators[0] if decorators else stmt).start.line
 
@@ -1073,7 +1274,7 @@ class PyModule:
             new_code = self.module.code_for_node(new.with_changes(leading_lines=()))
         if old_code == new_code:
             return None
-        begin = self._pos(self._first_line(stmt), 0).index
+        begin = self._pos(self._first_line(index), 0).index
         if self.file.text[begin : begin + len(old_code)] != old_code:
             raise ValueError("libcst does not reproduce this statement exactly")
         a, b, content = minimal_edit(old_code, new_code)

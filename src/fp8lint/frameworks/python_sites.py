@@ -35,7 +35,8 @@ SITE_NAMES = re.compile(
 # calls read around them (autocasts, checkpoints, TE linears, the strategy, torchao's config).
 # Definitions that mention none of these are left out of the parse (`documents.python.prune`).
 RELEVANT = re.compile(
-    SITE_NAMES.pattern + r"|autocast|checkpoint|Linear|MegatronStrategy|Float8LinearConfig"
+    SITE_NAMES.pattern + r"|\b(?:fp8_autocast|autocast|checkpoint|checkpoint_sequential|Linear|"
+    r"LayerNormLinear|MegatronStrategy|Float8LinearConfig)\b"
 )
 
 
@@ -130,11 +131,14 @@ def _targets(
 ) -> list[Target]:
     """The calls that build something a recognizer reads, in source order.  Only calls
     spelled with a known name, an import alias of one, or a config wrapper are looked at."""
+    from fp8lint.frameworks import te
     from fp8lint.frameworks.python_args import CONFIG_WRAPPERS
 
     facts = ctx.facts
-    spelled = set(names) | CONFIG_WRAPPERS
+    spelled = set(names) | CONFIG_WRAPPERS | te.OTHER_NAMES
     spelled |= {alias for alias, real in facts.aliases.items() if real in spelled}
+    # scope questions are asked about these calls (and what their arguments name)
+    ctx.doc.focus({facts.statement[id(c)] for n in spelled for c in facts.calls.get(n, ())})
     found: list[Target] = []
     for name in spelled:
         for call in facts.calls.get(name, ()):
