@@ -223,7 +223,7 @@ def import_profile(path: Path, cache_off: list[str]) -> list[tuple[float, str]]:
 STAGES = {  # cProfile function name -> what it stands for
     "_read_job": "read + prefilter + decode",
     "_walk": "walk the tree",
-    "parse_python": "parse Python (ast)",
+    "parse_python": "parse Python (libcst)",
     "parse_yaml": "parse YAML",
     "parse_json": "parse JSON",
     "parse_toml": "parse TOML",

@@ -16,19 +16,18 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 import libcst as cst
-import libcst.matchers as m
 
 from fp8lint.documents.python import PyModule, dotted, last_name, literal, short
 from fp8lint.frameworks.base import Arg
 from fp8lint.model import EditInfo, Setting
 
 if TYPE_CHECKING:
+    import libcst.matchers as m
+
     from fp8lint.model import Span
 
 # `run.Config(Cls, ...)` / `fdl.Partial(Cls, ...)` (NeMo-Run, Fiddle): the keywords are Cls's
 CONFIG_WRAPPERS = frozenset({"Config", "Partial"})
-# a function or a lambda: what a filter or a custom amax algorithm is written as
-FUNCTION = m.Lambda() | m.FunctionDef()
 
 
 @dataclass(frozen=True)
@@ -71,14 +70,18 @@ def positional(call: cst.Call) -> list[CallArg]:
     return [a for a in call_args(call) if a.keyword is None and not a.star]
 
 
-def named(*names: str) -> m.BaseMatcherNode:
-    """A callee spelled `Name` or `anything.Name`, for any of `names`."""
-    one = m.OneOf(*(m.Name(n) for n in names)) if len(names) > 1 else m.Name(names[0])
-    return one | m.Attribute(attr=one)
+def function() -> m.BaseMatcherNode:
+    """A function or a lambda: what a filter or a custom amax algorithm is written as.
+    (`libcst.matchers` is a large module: imported by the recognizers that match.)"""
+    import libcst.matchers as m
+
+    return m.Lambda() | m.FunctionDef()
 
 
 def member_of(owner: str) -> m.BaseMatcherNode:
     """`owner.MEMBER` or `module.owner.MEMBER` (an enum member: `Format.E4M3`)."""
+    import libcst.matchers as m
+
     return m.Attribute(value=m.Name(owner) | m.Attribute(attr=m.Name(owner)), attr=m.Name())
 
 

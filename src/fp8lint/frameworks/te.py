@@ -265,7 +265,7 @@ def _format(ctx: Context, val: Val, invalid: list[SourceNote]) -> Setting[Any]:
 def _algo(ctx: Context, val: Val, invalid: list[SourceNote]) -> Setting[Any]:
     import libcst.matchers as m
 
-    from fp8lint.frameworks.python_args import FUNCTION
+    from fp8lint.frameworks.python_args import function
 
     arg = val.arg
     if arg.known:
@@ -273,7 +273,7 @@ def _algo(ctx: Context, val: Val, invalid: list[SourceNote]) -> Setting[Any]:
             return written(arg, ALGOS[arg.value.strip().lower()])
         invalid.append(invalid_note(arg, "expected `max`, `most_recent` or a callable"))
         return ctx.unreadable(arg)
-    if m.matches(val.node, FUNCTION):
+    if m.matches(val.node, function()):
         return written(
             arg,
             None,

@@ -282,7 +282,7 @@ def _filter(
     import libcst.matchers as m
 
     from fp8lint.documents.python import short
-    from fp8lint.frameworks.python_args import FUNCTION
+    from fp8lint.frameworks.python_args import function
 
     key = "module_filter_fn"
     no_router = "nothing filters the MoE router gate when no module_filter_fn is given"
@@ -305,7 +305,7 @@ def _filter(
             default(True, TORCHAO, key, span, _NO_FILTER),
             default(True, TORCHAO, key, span, no_router),
         )
-    if not m.matches(final, FUNCTION):
+    if not m.matches(final, function()):
         unknown = _unknown_at(ctx, arg, key, _UNREADABLE_FILTER, via)
         return unknown, unknown
     strings = ctx.doc.strings_in(final.body)  # type: ignore[attr-defined]
