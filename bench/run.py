@@ -108,13 +108,14 @@ def tree(n: int, seed: int, base: Path) -> tuple[Path, dict[str, int]]:
 
 def check_floor_matches() -> None:
     from fp8lint import documents, engine
+    from fp8lint.engine import files
 
     assert (floor.PREFILTER_ANY_CASE, floor.PREFILTER_EXACT) == (
         engine.PREFILTER_ANY_CASE,
         engine.PREFILTER_EXACT,
     ), "floor's prefilter words are stale"
     assert floor.EXTENSIONS == frozenset(documents.KINDS), "floor.EXTENSIONS is stale"
-    assert floor.SKIP_DIRS == engine.SKIP_DIRS, "floor.SKIP_DIRS is stale"
+    assert floor.SKIP_DIRS == files.SKIP_DIRS, "floor.SKIP_DIRS is stale"
 
 
 def byte_compile() -> None:

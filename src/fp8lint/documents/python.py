@@ -14,9 +14,11 @@ libcst is the parser and the rewriter.  Three things keep it fast and safe on an
   the text libcst parses, so every kept line keeps its number and its columns.
 * `deep` runs the libcst work on a thread with a large stack and a raised recursion limit:
   legal Python may nest deeper than the default limits (an 8000-term `and`, 99 nested `if`s).
-* Metadata is resolved once per file and only on demand: `ScopeProvider` when a caller asks
-  where a name comes from, `PositionProvider` when a span is made.  One `MetadataWrapper`
-  per file, over the parsed module itself (`unsafe_skip_copy`).
+* Metadata is resolved once per file and only on demand, over the parsed nodes themselves
+  (`unsafe_skip_copy`).  `ScopeProvider` runs when a caller first asks where a name comes
+  from, over the module with the bodies of the top-level definitions the caller did not
+  `focus` on replaced by `...` (the whole module if a question reaches into one).
+  `PositionProvider` runs per top-level statement, for the statements that hold a span.
 
 Names are resolved by libcst's scope analysis: `imported_names` gives the dotted names an
 expression has through imports (aliases, `import a.b as c`, module attributes), and
@@ -34,7 +36,6 @@ from __future__ import annotations
 import re
 import sys
 import threading
-import weakref
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -469,15 +470,14 @@ _local = threading.local()
 
 _TOO_DEEP = re.compile(r"too many nested|too many levels|too many indentation|too complex|stack")
 _AT = re.compile(r"error at (\d+):(\d+)")
-_CACHE: weakref.WeakKeyDictionary[SourceFile, PyModule] = weakref.WeakKeyDictionary()
 
 
 def parse(file: SourceFile, relevant: re.Pattern[str] | None = None) -> PyModule:
-    """The file's module (cached per `SourceFile`): parsed by libcst after `scan`, without
+    """The file's module (kept on the `SourceFile`): parsed by libcst after `scan`, without
     the top-level definitions `relevant` does not reach (see `prune`).  Raises `ParseError`
     with a line and column for what libcst cannot read.  Call it inside `deep`."""
-    cached = _CACHE.get(file)
-    if cached is not None and cached.relevant is relevant:
+    cached = file.parsed
+    if isinstance(cached, PyModule) and cached.relevant is relevant:
         return cached
     bom = 1 if file.text.startswith("\ufeff") else 0
     source = file.text[bom:]
@@ -505,7 +505,7 @@ def parse(file: SourceFile, relevant: re.Pattern[str] | None = None) -> PyModule
     found.left_out = (shape, dropped)
     if shape.plain and not shape.broken:
         found.statement_lines = _statement_lines(text, starts, len(module.body))
-    _CACHE[file] = found
+    file.parsed = found
     return found
 
 
