@@ -108,13 +108,14 @@ def tree(n: int, seed: int, base: Path) -> tuple[Path, dict[str, int]]:
 
 def check_floor_matches() -> None:
     from fp8lint import documents, engine
+    from fp8lint.engine import files
 
     assert (floor.PREFILTER_ANY_CASE, floor.PREFILTER_EXACT) == (
         engine.PREFILTER_ANY_CASE,
         engine.PREFILTER_EXACT,
     ), "floor's prefilter words are stale"
     assert floor.EXTENSIONS == frozenset(documents.KINDS), "floor.EXTENSIONS is stale"
-    assert floor.SKIP_DIRS == engine.SKIP_DIRS, "floor.SKIP_DIRS is stale"
+    assert floor.SKIP_DIRS == files.SKIP_DIRS, "floor.SKIP_DIRS is stale"
 
 
 def byte_compile() -> None:
@@ -223,7 +224,7 @@ def import_profile(path: Path, cache_off: list[str]) -> list[tuple[float, str]]:
 STAGES = {  # cProfile function name -> what it stands for
     "_read_job": "read + prefilter + decode",
     "_walk": "walk the tree",
-    "parse_python": "parse Python (ast)",
+    "parse_python": "parse Python (libcst)",
     "parse_yaml": "parse YAML",
     "parse_json": "parse JSON",
     "parse_toml": "parse TOML",

@@ -16,7 +16,7 @@ import sys
 from fp8lint.cli import main
 code = main(["check", *sys.argv[1:]])
 heavy = sorted(m for m in ("pydantic", "omegaconf", "libcst", "fp8lint.rule", "fp8lint.model",
-                           "fp8lint.frameworks.python_recipes") if m in sys.modules)
+                           "fp8lint.frameworks.python_sites") if m in sys.modules)
 print("HEAVY=" + ",".join(heavy))
 """
 
@@ -40,11 +40,21 @@ def test_fp8_yaml_does_not_import_the_python_source(tmp_path: Path) -> None:
     assert probe(tmp_path) == "HEAVY=fp8lint.model,fp8lint.rule,pydantic"
 
 
-def test_fp8_python_imports_the_python_source(tmp_path: Path) -> None:
+def test_fp8_python_imports_the_python_source_and_libcst(tmp_path: Path) -> None:
     (tmp_path / "a.py").write_text(
         "from transformer_engine.common.recipe import DelayedScaling\nr = DelayedScaling()\n"
     )
-    assert "fp8lint.frameworks.python_recipes" in probe(tmp_path).split("=", 1)[1].split(",")
+    heavy = probe(tmp_path).split("=", 1)[1].split(",")
+    assert "fp8lint.frameworks.python_sites" in heavy
+    assert "libcst" in heavy
+
+
+def test_python_that_names_no_site_does_not_import_libcst(tmp_path: Path) -> None:
+    # passes the byte prefilter (it says fp8), but builds nothing a recognizer reads
+    (tmp_path / "a.py").write_text("# try fp8 here later\nx = torch.float8_e4m3fn\n")
+    heavy = probe(tmp_path).split("=", 1)[1].split(",")
+    assert "libcst" not in heavy
+    assert "fp8lint.frameworks.python_sites" in heavy  # it was looked at
 
 
 # ---------------------------------------------------------------- a remembered configuration

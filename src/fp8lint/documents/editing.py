@@ -224,7 +224,8 @@ class ShellEditor(Editor):
 
 
 class PythonEditor(Editor):
-    """A call's keyword arguments (`key=value`)."""
+    """Python literals (`True`, quotes kept, `Format.HYBRID`).  Where a keyword goes in a call
+    is libcst's business (`documents.python`, through `frameworks.python_writer`)."""
 
     syntax = "python"
 

@@ -28,6 +28,9 @@ class SourceFile:
         self.encoding = encoding
         self._line_starts: list[int] | None = None
         self._ascii = text.isascii()
+        # a parse of this text kept by the documents module that made it (the Python module,
+        # reused by the fix writer): it lives as long as the file
+        self.parsed: object | None = None
 
     @property
     def line_starts(self) -> list[int]:

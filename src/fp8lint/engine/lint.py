@@ -26,7 +26,7 @@ _KIND_MODULES = {
     "json": "fp8lint.frameworks.registry",
     "toml": "fp8lint.frameworks.registry",
     "shell": "fp8lint.frameworks.registry",
-    "python": "fp8lint.frameworks.python_recipes",
+    "python": "fp8lint.frameworks.python_sites",
 }
 
 

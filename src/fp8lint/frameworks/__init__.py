@@ -20,7 +20,7 @@ RECOGNIZER_MODULES = {
     "json": "fp8lint.frameworks.registry",
     "toml": "fp8lint.frameworks.registry",
     "shell": "fp8lint.frameworks.registry",
-    "python": "fp8lint.frameworks.python_recipes",
+    "python": "fp8lint.frameworks.python_sites",
 }
 
 

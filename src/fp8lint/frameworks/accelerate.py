@@ -13,12 +13,13 @@ defaults anyway.  The `accelerate config` wizard writes `amax_history_length`,
 
 from __future__ import annotations
 
-from typing import Any, cast
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any, cast
 
 from fp8lint.documents.text import SourceFile
 from fp8lint.documents.tree import Document
-from fp8lint.frameworks.base import Arg, default, invalid_note, note, written
-from fp8lint.frameworks.transformer_config import as_bool, as_int
+from fp8lint.frameworks.base import Arg, as_int, default, invalid_note, note, written
+from fp8lint.frameworks.transformer_config import as_bool
 from fp8lint.frameworks.tree_args import args_of_map, edit_info
 from fp8lint.model import (
     AmaxAlgo,
@@ -32,6 +33,9 @@ from fp8lint.model import (
     SourceNote,
     Span,
 )
+
+if TYPE_CHECKING:
+    from fp8lint.frameworks.python_args import Context, Target
 
 LABEL = "Accelerate"
 TE = "Transformer Engine"
@@ -262,3 +266,62 @@ def from_tree(file: SourceFile, doc: Document) -> list[Fp8Site]:
             else None,
         )
     ]
+
+
+# ------------------------------------------------------------------------ Python handlers
+
+CLASSES = frozenset({"FP8RecipeKwargs", "TERecipeKwargs"})
+# the keywords the handlers have
+PYTHON_KEYS = frozenset(
+    {
+        "backend",
+        "fp8_format",
+        "margin",
+        "interval",
+        "amax_history_len",
+        "amax_compute_algo",
+        "override_linear_precision",
+        "use_autocast_during_eval",
+        "use_mxfp8_block_scaling",
+    }
+)
+
+
+def from_python(ctx: Context, tgt: Target) -> Fp8Site:
+    """`FP8RecipeKwargs(...)` / `TERecipeKwargs(...)`: the handler's keywords (and attribute
+    overrides) through the same `build` as `fp8_config:`; `TERecipeKwargs` is always TE."""
+    from fp8lint.frameworks.python_args import canonical_text
+
+    call, cls = tgt.call, tgt.name
+    call_span = ctx.span(call)
+    kw = ctx.keywords(call)
+    for name, val in ctx.overrides(call):
+        kw[name] = val
+    cfg: dict[str, Arg] = {}
+    for key, val in kw.items():
+        if key not in PYTHON_KEYS:
+            continue
+        arg = val.arg
+        if key == "override_linear_precision" and arg.known:
+            arg = replace(arg, raw=canonical_text(arg.value))
+        cfg[key] = arg
+    if cls == "TERecipeKwargs":
+        callee_span = ctx.span(tgt.callee)
+        cfg["backend"] = Arg(
+            key="backend",
+            value="TE",
+            span=callee_span,
+            value_span=callee_span,
+            note="TERecipeKwargs always builds a Transformer Engine recipe",
+        )
+    enabled = Setting[bool].model_construct(
+        value=True, known=True, provenance="derived", key=cls, span=call_span
+    )
+    return build(
+        cfg,
+        ctx.file.path,
+        call_span,
+        f"Accelerate {cls}(...)",
+        enabled,
+        edit=ctx.edit_info(call, KEYS),
+    )

@@ -73,3 +73,23 @@ def invalid_note(arg: Arg, expected: str) -> SourceNote:
         span=arg.value_span,
         message=f"`{arg.key}` is {shown}; {expected}",
     )
+
+
+INT_LIMIT = 2**63  # no framework takes an integer setting beyond int64
+
+
+def as_int(value: Any) -> int | None:
+    """An integer setting, or None when the value is not one (or is too large to be one)."""
+    if isinstance(value, bool):
+        return None
+    number: int | None = None
+    if isinstance(value, int):
+        number = value
+    elif isinstance(value, float) and value.is_integer():
+        number = int(value)
+    elif isinstance(value, str) and value.strip().lstrip("+-").isdecimal():
+        try:
+            number = int(value.strip())
+        except ValueError:  # longer than int() converts
+            return None
+    return number if number is not None and -INT_LIMIT <= number < INT_LIMIT else None

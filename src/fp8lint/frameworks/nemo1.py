@@ -17,13 +17,12 @@ from typing import Any
 from fp8lint.documents.editing import Editor
 from fp8lint.documents.text import SourceFile
 from fp8lint.documents.tree import Document
-from fp8lint.frameworks.base import written
+from fp8lint.frameworks.base import as_int, written
 from fp8lint.frameworks.transformer_config import (
     MEGATRON_DEFAULTS,
     MODEL_TO_CONFIG,
     Profile,
     as_bool,
-    as_int,
     build_site,
 )
 from fp8lint.frameworks.tree_args import args_of_map, edit_info

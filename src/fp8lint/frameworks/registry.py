@@ -98,6 +98,6 @@ def sites(file: SourceFile, kind: str, reader: Reader) -> list[Fp8Site]:
         from fp8lint.frameworks.launch import sites_in
 
         return sites_in(file, file.text, reader)
-    from fp8lint.frameworks.python_recipes import parse_python
+    from fp8lint.frameworks.python_sites import parse_python
 
     return parse_python(file)

@@ -18,7 +18,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, cast
 
-from fp8lint.frameworks.base import Arg, default, invalid_note, written
+from fp8lint.frameworks import te
+from fp8lint.frameworks.base import Arg, as_int, default, invalid_note, written
 from fp8lint.model import (
     AmaxAlgo,
     AmaxScope,
@@ -66,7 +67,11 @@ NEMO2_DEFAULTS = _with(
     MEGATRON_DEFAULTS, num_layers_at_start_in_bf16=0, num_layers_at_end_in_bf16=0
 )
 BRIDGE_DEFAULTS = _with(NEMO2_DEFAULTS, fp8_recipe="tensorwise")
-TE_DEFAULTS = {"fp8_margin": 0, "fp8_amax_history_len": 1024, "fp8_amax_compute_algo": "max"}
+# TE's DelayedScaling() defaults as TransformerConfig fields (what `--fp8-*` leaves to TE)
+TE_DEFAULTS = {
+    f"fp8_{key}": te.DELAYED_DEFAULTS[key]
+    for key in ("margin", "amax_history_len", "amax_compute_algo")
+}
 
 RECIPES = {
     "delayed": Recipe.DELAYED,
@@ -144,26 +149,6 @@ class Profile:
     edit: EditInfo | None = None
     # NeMo 1.x: keys the stack reads but does not forward on its default path
     ignored: dict[str, str] = field(default_factory=dict)
-
-
-INT_LIMIT = 2**63  # no framework takes an integer setting beyond int64
-
-
-def as_int(value: Any) -> int | None:
-    """An integer setting, or None when the value is not one (or is too large to be one)."""
-    if isinstance(value, bool):
-        return None
-    number: int | None = None
-    if isinstance(value, int):
-        number = value
-    elif isinstance(value, float) and value.is_integer():
-        number = int(value)
-    elif isinstance(value, str) and value.strip().lstrip("+-").isdecimal():
-        try:
-            number = int(value.strip())
-        except ValueError:  # longer than int() converts
-            return None
-    return number if number is not None and -INT_LIMIT <= number < INT_LIMIT else None
 
 
 def as_bool(value: Any) -> bool | None:

@@ -21,7 +21,7 @@ from fp8lint.model import FixPlan, Framework, RemoveEntry, RenameKey, SetValue
 
 if TYPE_CHECKING:
     from fp8lint.documents.text import SourceFile
-    from fp8lint.model import Fp8Site
+    from fp8lint.model import EditInfo, Fp8Site
 
 Edits = list[tuple[int, int, str]]
 # (framework, model field) -> writes that field its own way; returns a note if unsafe
@@ -42,8 +42,21 @@ def spell_value(site: Fp8Site, name: str, value: Any) -> Any:
     return value
 
 
+def render(
+    site: Fp8Site, edit: EditInfo, name: str, value: Any, existing: str | None, file: SourceFile
+) -> str:
+    """`value` for field `name` as the site's file writes it: the framework's spelling, the
+    document's literal (the Python writer places it with libcst)."""
+    editor = editor_for(file, edit)
+    return editor.literal(spell_value(site, name, value), existing, isinstance(value, Enum))
+
+
 def plan_to_fix(file: SourceFile, site: Fp8Site, index: int, plan: FixPlan) -> Fix:
     """Concrete edits for `plan` on `site`, or a display-only fix when none can be made."""
+    if site.edit is not None and site.edit.syntax == "python":  # libcst transformations
+        from fp8lint.frameworks.python_writer import plan_to_fix as python_fix
+
+        return python_fix(file, site, index, plan, render)
     applicability = plan.applicability
     message = plan.message
     if applicability is Applicability.DISPLAY_ONLY or site.edit is None:

@@ -18,8 +18,19 @@ from typing import Any
 
 ALGO_CHOICES = ("most_recent", "max")
 FORMAT_CHOICES = ("hybrid", "e4m3", "e5m2")
-# Transformer Engine's `DelayedScaling()` defaults, used when neither --config nor a flag says
-TE_DEFAULTS = {"margin": 0, "history": 1024, "algo": "max", "fmt": "hybrid"}
+
+
+def te_defaults() -> dict[str, Any]:
+    """Transformer Engine's `DelayedScaling()` defaults (`frameworks.te`, where they are
+    written once), used when neither --config nor a flag says; imported only when needed."""
+    from fp8lint.frameworks.te import DELAYED_DEFAULTS as te
+
+    return {
+        "margin": te["margin"],
+        "history": te["amax_history_len"],
+        "algo": te["amax_compute_algo"],
+        "fmt": te["fp8_format"].lower(),
+    }
 
 
 class SimulateError(Exception):
@@ -179,7 +190,7 @@ def _recipe(args: argparse.Namespace) -> tuple[dict[str, Any], str]:
             args.config, needed=[k for k, v in flags.items() if v is None]
         )
     else:
-        values, origin = dict(TE_DEFAULTS), "Transformer Engine's DelayedScaling defaults"
+        values, origin = te_defaults(), "Transformer Engine's DelayedScaling defaults"
     overridden = [k for k, v in flags.items() if v is not None]
     values.update({k: v for k, v in flags.items() if v is not None})
     if overridden:

@@ -1,0 +1,192 @@
+"""Python fixes are libcst transformations: exact fixed text, and edits that are exactly the
+region where the transformed module's code differs from the file."""
+
+from __future__ import annotations
+
+import textwrap
+
+import libcst as cst
+import pytest
+
+from fp8lint.diagnostics import Diagnostic
+from fp8lint.engine import fix_text, lint_text
+from fp8lint.fixes import apply_edits
+from fp8lint.settings import RunSettings
+
+
+def fixed(text: str, unsafe: bool = False) -> str:
+    result = fix_text("t.py", text, "python", RunSettings(), unsafe)
+    assert result.failure is None, result.failure
+    again = fix_text("t.py", result.text, "python", RunSettings(), unsafe)
+    assert again.text == result.text and not again.fixed  # a second run changes nothing
+    return result.text
+
+
+def fixes(text: str) -> list[Diagnostic]:
+    diags, _ = lint_text("t.py", text, "python", RunSettings())
+    return [d for d in diags if d.fix is not None and d.fix.edits]
+
+
+def changed_statements(before: str, after: str) -> list[int]:
+    """Which top-level statements differ between the two modules (libcst's own view)."""
+    a, b = cst.parse_module(before), cst.parse_module(after)
+    assert b.code == after
+    assert len(a.body) == len(b.body)
+    return [i for i, (x, y) in enumerate(zip(a.body, b.body, strict=True)) if not x.deep_equals(y)]
+
+
+def test_multiline_call_gets_the_keywords_one_per_line() -> None:
+    before = textwrap.dedent("""\
+        from transformer_engine.common.recipe import DelayedScaling
+
+        def recipe():
+            return DelayedScaling(
+                margin=0,
+                amax_history_len=1,
+            )
+        """)
+    assert fixed(before) == textwrap.dedent("""\
+        from transformer_engine.common.recipe import DelayedScaling
+
+        def recipe():
+            return DelayedScaling(
+                margin=0,
+                amax_history_len=1024,
+                amax_compute_algo="max",
+            )
+        """)
+
+
+def test_comments_and_trailing_commas_stay_where_they_belong() -> None:
+    before = textwrap.dedent("""\
+        from transformer_engine.common.recipe import DelayedScaling
+        r = DelayedScaling(
+            # headroom first
+            margin=0,  # no headroom
+            amax_history_len=1,  # short history
+        )  # the recipe
+        s = DelayedScaling(margin=0, amax_history_len=1,)  # flow, trailing comma
+        """)
+    assert fixed(before) == textwrap.dedent("""\
+        from transformer_engine.common.recipe import DelayedScaling
+        r = DelayedScaling(
+            # headroom first
+            margin=0,  # no headroom
+            amax_history_len=1024,
+            amax_compute_algo="max",  # short history
+        )  # the recipe
+        s = DelayedScaling(margin=0, amax_history_len=1024, amax_compute_algo="max",)  # flow, trailing comma
+        """)  # noqa: E501
+
+
+@pytest.mark.parametrize(
+    ("imports", "callee", "fmt"),
+    [
+        ("import transformer_engine.common.recipe as r\n", "r.DelayedScaling", "r.Format"),
+        (
+            "from transformer_engine.common.recipe import DelayedScaling as DS, Format as F\n",
+            "DS",
+            "F",
+        ),
+    ],
+)
+def test_calls_through_aliases(imports: str, callee: str, fmt: str) -> None:
+    before = imports + f"recipe = {callee}(fp8_format={fmt}.E4M3, amax_history_len=1)\n"
+    assert fixed(before) == imports + (
+        f"recipe = {callee}(fp8_format={fmt}.HYBRID, amax_history_len=1024, "
+        'amax_compute_algo="max")\n'
+    )
+
+
+def test_an_existing_keyword_is_replaced_in_place() -> None:
+    before = (
+        "from transformer_engine.common.recipe import DelayedScaling\n"
+        "r = DelayedScaling(amax_compute_algo = 'most_recent' , margin=0, amax_history_len=(16))\n"
+    )
+    assert fixed(before) == (
+        "from transformer_engine.common.recipe import DelayedScaling\n"
+        "r = DelayedScaling(amax_compute_algo = 'max' , margin=0, amax_history_len=(1024))\n"
+    )
+
+
+def test_a_missing_keyword_is_inserted_into_an_empty_call() -> None:
+    before = textwrap.dedent("""\
+        from nemo.lightning.pytorch.plugins.mixed_precision import MegatronMixedPrecision
+        plugin = MegatronMixedPrecision(precision="bf16-mixed", fp8="hybrid")
+        """)
+    text = fixed(before, unsafe=True)
+    assert text.startswith(before.splitlines()[0] + "\n")
+    call = text.splitlines()[1]
+    assert call.startswith('plugin = MegatronMixedPrecision(precision="bf16-mixed", fp8="hybrid", ')
+    assert "fp8_amax_history_len=1024" in call and call.endswith(")")
+
+
+def test_format_member_keeps_its_qualifier() -> None:
+    before = textwrap.dedent("""\
+        import transformer_engine.common.recipe as recipe
+        r = recipe.DelayedScaling(fp8_format=recipe.Format.E4M3, amax_history_len=1024,
+                                  amax_compute_algo="max")
+        """)
+    assert fixed(before) == before.replace("Format.E4M3", "Format.HYBRID")
+
+
+def test_dead_keyword_and_attribute_override_are_removed() -> None:
+    before = textwrap.dedent("""\
+        from nemo.lightning.pytorch.plugins.mixed_precision import MegatronMixedPrecision
+        plugin = MegatronMixedPrecision(
+            precision="bf16-mixed",
+            fp8="hybrid",
+            fp8_recipe="tensorwise",
+            fp8_margin=2,
+        )
+        plugin.fp8_amax_history_len = 8; plugin.fp8_wgrad = True
+        """)
+    assert fixed(before) == textwrap.dedent("""\
+        from nemo.lightning.pytorch.plugins.mixed_precision import MegatronMixedPrecision
+        plugin = MegatronMixedPrecision(
+            precision="bf16-mixed",
+            fp8="hybrid",
+            fp8_recipe="tensorwise",
+        )
+        plugin.fp8_wgrad = True
+        """)
+
+
+def test_value_bound_to_a_name_is_fixed_where_it_is_bound_only_as_unsafe() -> None:
+    before = (
+        "from transformer_engine.common.recipe import DelayedScaling\n"
+        "HIST = 1\n"
+        "r = DelayedScaling(amax_history_len=HIST)\n"
+    )
+    assert fix_text("t.py", before, "python", RunSettings(), False).text == before
+    after = fixed(before, unsafe=True)
+    assert after == before.replace("HIST = 1\n", "HIST = 1024\n").replace(
+        "(amax_history_len=HIST)", '(amax_history_len=HIST, amax_compute_algo="max")'
+    )
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "from transformer_engine.common.recipe import DelayedScaling, Format\n"
+        "\ndef f():\n    return DelayedScaling(\n        fp8_format=Format.E4M3,  # fwd\n"
+        "        amax_history_len=1,\n    )\n",
+        "from transformer_engine.common.recipe import DelayedScaling\r\n"
+        "r = DelayedScaling(\r\n    margin=0,\r\n    amax_history_len=1\r\n)\r\n",
+        "\ufefffrom transformer_engine.common.recipe import DelayedScaling\n"
+        "x = '🙂'; r = DelayedScaling(amax_history_len=1)\n",
+    ],
+    ids=["function", "crlf", "bom-astral"],
+)
+def test_each_edit_is_the_changed_region_of_the_transformed_module(text: str) -> None:
+    found = fixes(text)
+    assert found
+    for d in found:
+        assert d.fix is not None
+        after = apply_edits(text, list(d.fix.edits))
+        source = after.removeprefix("\ufeff")
+        # the result is a module libcst reproduces exactly, changed in one statement only
+        assert len(changed_statements(text.removeprefix("\ufeff"), source)) == 1
+        for e in d.fix.edits:  # the region is minimal: its ends differ from the old text
+            old = text[e.start : e.end]
+            assert not (old and e.content and old[0] == e.content[0] and old[-1] == e.content[-1])
