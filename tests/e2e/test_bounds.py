@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import signal
 import threading
 import time
@@ -354,3 +355,81 @@ def test_show_settings_reports_the_limits(tmp_path: Path) -> None:
     assert data["max-file-size"] == 2 * 1024 * 1024
     assert data["effective"]["max-file-size"] == 2 * 1024 * 1024
     assert data["effective"]["file-timeout"] == 60
+
+
+# ------------------------------------------------- every read on a config's behalf is bounded
+
+
+def fifo(path: Path) -> Path:
+    os.mkfifo(path)
+    return path
+
+
+needs_fifo = pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs here")
+
+
+@needs_fifo
+@pytest.mark.parametrize("target", ["/dev/zero", "pipe.toml"])
+def test_extend_never_reads_a_device_or_waits_on_a_pipe(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], target: str
+) -> None:
+    """`extend = "/dev/zero"` used to read until memory ran out; a FIFO hung forever."""
+    fifo(tmp_path / "pipe.toml")
+    (tmp_path / "pyproject.toml").write_text(f'[tool.fp8lint]\nextend = "{target}"\n')
+    (tmp_path / "risky.yaml").write_text(RISKY)
+    monkeypatch.chdir(tmp_path)
+    code = main(["check", "risky.yaml"])
+    err = capsys.readouterr().err
+    assert code == 2
+    assert "not a regular file (pipe, socket or device): not read" in err
+
+
+@needs_fifo
+def test_config_option_pointing_at_a_pipe(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    fifo(tmp_path / "cfg.toml")
+    (tmp_path / "risky.yaml").write_text(RISKY)
+    monkeypatch.chdir(tmp_path)
+    assert main(["check", "risky.yaml", "--config", "cfg.toml"]) == 2
+    assert "not a regular file" in capsys.readouterr().err
+
+
+def test_a_huge_extended_configuration_is_not_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "big.toml").write_text("# " + "x" * (2 * 1024 * 1024) + "\n")
+    (tmp_path / "pyproject.toml").write_text('[tool.fp8lint]\nextend = "big.toml"\n')
+    (tmp_path / "risky.yaml").write_text(RISKY)
+    monkeypatch.chdir(tmp_path)
+    assert main(["check", "risky.yaml"]) == 2
+    assert "big.toml: over 1 MiB: not read" in capsys.readouterr().err
+
+
+@needs_fifo
+@pytest.mark.parametrize("kind", ["fifo", "device", "huge"])
+def test_hydra_parents_are_bounded_like_linted_files(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], kind: str
+) -> None:
+    """A `defaults:` parent that is a FIFO, a device or over the size limit is not read: the
+    run neither hangs nor reads without end, and the child is linted on its own."""
+    conf = tmp_path / "conf"
+    conf.mkdir()
+    if kind == "fifo":
+        fifo(conf / "base.yaml")
+    elif kind == "device":
+        os.symlink("/dev/zero", conf / "base.yaml")
+    else:
+        (conf / "base.yaml").write_text("model:\n  fp8_margin: 0\n" + "# pad\n" * 300_000)
+    (conf / "child.yaml").write_text(
+        "defaults:\n  - base\n  - _self_\nmodel:\n  transformer_engine: true\n  fp8: true\n"
+        "  fp8_hybrid: true\n  fp8_amax_history_len: 1\n  fp8_amax_compute_algo: most_recent\n"
+    )
+    monkeypatch.chdir(tmp_path)
+    code = main(
+        ["check", "conf/child.yaml", "--max-file-size", "1MiB", "--output-format", "concise"]
+    )
+    out = capsys.readouterr().out
+    assert code == 1
+    assert "conf/child.yaml:9:26: FP8101" in out  # the child's own values, at their lines
+    assert "base.yaml" not in out

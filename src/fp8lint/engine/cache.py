@@ -200,13 +200,16 @@ def recording(active: bool = True) -> Iterator[list[Dependency] | None]:
 
 
 def read_dependency(path: str, limit: int = DEPENDENCY_LIMIT) -> bytes | None:
-    """The bytes of a file that one linted file pulls in (None when it cannot be read); while
+    """The bytes of a file that one linted file pulls in (None when it cannot be read, is not
+    a regular file, or is over `limit`: the linted file's own size limit); while
     `recording`, the file is noted with its fingerprint and hash."""
+    from fp8lint.engine.files import read_regular
+
     read_at = time.time_ns()
     try:
-        with open(path, "rb") as fh:
-            st = os.fstat(fh.fileno())
-            data = fh.read(limit)
+        data, st = read_regular(path, limit)
+        if len(data) > limit:
+            raise OSError("over the size limit")
     except OSError:
         if _recorded is not None:
             _recorded.append((os.path.abspath(path), None, False, None))

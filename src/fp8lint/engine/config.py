@@ -47,7 +47,9 @@ __all__ = [
 
 CONFIG_NAMES = (".fp8lint.toml", "fp8lint.toml", "pyproject.toml")
 LEVELS = ("error", "warning", "info")
-MAX_CONFIG_BYTES = 16 * 1024 * 1024  # far above any configuration; bounds a hostile one
+# far above any configuration (they are kilobytes); bounds the read and the TOML parse of a
+# hostile one (an `extend` pointing at a huge file)
+MAX_CONFIG_BYTES = 1024 * 1024
 MAX_EXTEND_DEPTH = 16
 
 
@@ -209,13 +211,24 @@ def _parse_toml(path: str, data: bytes) -> dict[str, Any]:
 
 
 def _read(path: str) -> bytes:
+    """A configuration file's bytes, with the bounds every read has: a regular file (never a
+    FIFO or a device such as /dev/zero) and a size limit."""
+    from fp8lint.engine.files import NotRegular, read_regular
+
     try:
-        with open(path, "rb") as fh:
-            data = fh.read(MAX_CONFIG_BYTES + 1)
+        data, _ = read_regular(path, MAX_CONFIG_BYTES)
+    except NotRegular:
+        raise ConfigError(
+            f"{path}: not a regular file (pipe, socket or device): not read"
+        ) from None
+    except IsADirectoryError:
+        raise ConfigError(f"{path}: is a directory, not a configuration file") from None
     except OSError as exc:
         raise ConfigError(f"{path}: cannot read: {exc.strerror or exc}") from None
     if len(data) > MAX_CONFIG_BYTES:
-        raise ConfigError(f"{path}: over {MAX_CONFIG_BYTES // (1024 * 1024)} MiB: not read")
+        from fp8lint.engine.files import human_size
+
+        raise ConfigError(f"{path}: over {human_size(MAX_CONFIG_BYTES)}: not read")
     return data
 
 

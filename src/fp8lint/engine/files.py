@@ -151,16 +151,35 @@ def read_file(path: str, max_bytes: int) -> Decoded | None:
     return decode(read_bytes(path, max_bytes)[0])
 
 
+class NotRegular(OSError):
+    """A FIFO, socket or device where a file is expected."""
+
+
+def read_regular(path: str, limit: int) -> tuple[bytes, os.stat_result]:
+    """At most `limit` + 1 bytes of `path` and its stat, only when it is a regular file.
+
+    Every read fp8lint makes (linted files, configuration files and their `extend`, Hydra
+    parents, the configs a launch script names) goes through here.  The file is opened
+    non-blocking and checked on the open descriptor, so a FIFO never blocks the run (not
+    even one swapped in after a `stat`), and a device such as /dev/zero is never read."""
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
+    flags |= getattr(os, "O_NOCTTY", 0) | getattr(os, "O_BINARY", 0)
+    fd = os.open(path, flags)
+    with os.fdopen(fd, "rb") as fh:
+        info = os.fstat(fd)
+        if stat.S_ISDIR(info.st_mode):
+            raise IsADirectoryError(path)
+        if not stat.S_ISREG(info.st_mode):
+            raise NotRegular(path)
+        return fh.read(limit + 1), info
+
+
 def read_bytes(path: str, max_bytes: int) -> tuple[bytes, os.stat_result]:
     """A file's bytes (at most `max_bytes`) and its stat, or a FileProblem."""
     try:
-        info = os.stat(path)
-        if stat.S_ISDIR(info.st_mode):
-            raise IsADirectoryError(path)
-        if not stat.S_ISREG(info.st_mode):  # a FIFO or device named like a config
-            raise FileProblem("not a regular file (pipe, socket or device): not read")
-        with open(path, "rb") as fh:
-            data = fh.read(max_bytes + 1)
+        data, info = read_regular(path, max_bytes)
+    except NotRegular:  # a FIFO or device named like a config
+        raise FileProblem("not a regular file (pipe, socket or device): not read") from None
     except IsADirectoryError:
         raise FileProblem("is a directory, not a file") from None
     except FileNotFoundError:

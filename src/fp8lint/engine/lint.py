@@ -46,11 +46,13 @@ def preload(kind: str) -> None:
         pass  # the same error comes back, reported on the file, when it is parsed
 
 
-def default_reader(path: str) -> bytes | None:
-    """Related files are read through the cache module, which notes them while recording."""
-    from fp8lint.engine.cache import read_dependency
+def default_reader(path: str, limit: int | None = None) -> bytes | None:
+    """Related files are read through the cache module, which notes them while recording,
+    with the bounds of a linted file (regular file, size limit; the time limit is the linted
+    file's own, which covers reading its parents)."""
+    from fp8lint.engine.cache import DEPENDENCY_LIMIT, read_dependency
 
-    return read_dependency(path)
+    return read_dependency(path, DEPENDENCY_LIMIT if limit is None else limit)
 
 
 def parse_file(file: SourceFile, kind: str, reader: Reader | None = None) -> list[Fp8Site]:
@@ -66,6 +68,8 @@ def lint_text(
     from fp8lint.documents.text import ParseError, SourceFile
 
     file = SourceFile(path, text)
+    if reader is None:
+        reader = partial(default_reader, limit=settings.max_bytes)
     try:
         sites = parse_file(file, kind, reader)
     except ParseError as exc:
