@@ -530,3 +530,21 @@ def test_diagnostics_round_trip_through_json() -> None:
 def test_decoding_garbage_is_a_corrupt_entry(raw: object) -> None:
     with pytest.raises(cache_mod.CorruptEntry):
         cache_mod.decode_diagnostic(raw)
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs here")
+def test_checking_a_dependency_never_blocks_on_a_pipe(tmp_path: Path) -> None:
+    """A parent that was unreadable and is now a FIFO: the check answers at once (an open()
+    of a FIFO would wait for a writer)."""
+    pipe = tmp_path / "base.yaml"
+    os.mkfifo(pipe)
+    assert cache_mod._dependency_holds((str(pipe), None, False, None)) is True
+    assert cache_mod.read_dependency(str(pipe)) is None
+    big = tmp_path / "big.yaml"
+    big.write_text("x" * 200)
+    with cache_mod.recording() as read:
+        assert cache_mod.read_dependency(str(big), limit=100) is None
+    assert read is not None and read[0][3] == "over:100"
+    assert cache_mod._dependency_holds(read[0]) is True
+    big.write_text("x" * 50)  # now under the limit: the result that skipped it is stale
+    assert cache_mod._dependency_holds(read[0]) is False

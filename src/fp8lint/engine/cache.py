@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import json
 import os
+import stat
 import time
 import zlib
 from collections.abc import Iterator
@@ -208,27 +209,39 @@ def read_dependency(path: str, limit: int = DEPENDENCY_LIMIT) -> bytes | None:
     read_at = time.time_ns()
     try:
         data, st = read_regular(path, limit)
-        if len(data) > limit:
-            raise OSError("over the size limit")
     except OSError:
         if _recorded is not None:
             _recorded.append((os.path.abspath(path), None, False, None))
         return None
+    over = len(data) > limit
     if _recorded is not None:
-        _recorded.append(
-            (os.path.abspath(path), fingerprint(st), trusted(st, read_at), sha256(data))
-        )
-    return data
+        digest = f"{OVER}{limit}" if over else sha256(data)
+        _recorded.append((os.path.abspath(path), fingerprint(st), trusted(st, read_at), digest))
+    return None if over else data
+
+
+OVER = "over:"  # the digest of a dependency that was over the size limit: `over:<limit>`
 
 
 def _dependency_holds(dep: Any) -> bool:
+    """Whether a file a result read is still as it was: unreadable, over the same limit, or
+    the same bytes.  Checked with the same bounds as the read (a FIFO never blocks here)."""
+    from fp8lint.engine.files import read_regular
+
     path, fp, trust, digest = dep
     if digest is None:  # it could not be read: it must still not be readable
         try:
-            with open(path, "rb"):
-                return False
+            read_regular(path, 0)
         except OSError:
             return True
+        return False
+    if digest.startswith(OVER):
+        try:
+            limit = int(digest[len(OVER) :])
+            st = os.stat(path)
+        except (OSError, ValueError):
+            return False
+        return stat.S_ISREG(st.st_mode) and st.st_size > limit
     try:
         st = os.stat(path)
     except OSError:
@@ -236,10 +249,10 @@ def _dependency_holds(dep: Any) -> bool:
     if trust and fingerprint(st) == fp:
         return True
     try:
-        with open(path, "rb") as fh:
-            return bool(sha256(fh.read(DEPENDENCY_LIMIT)) == digest)
+        data, _ = read_regular(path, DEPENDENCY_LIMIT)
     except OSError:
         return False
+    return bool(sha256(data[:DEPENDENCY_LIMIT]) == digest)
 
 
 def _valid_dependency(dep: Any) -> bool:
