@@ -411,3 +411,54 @@ def test_an_edit_made_while_fixing_is_never_overwritten(
     assert main(["check", "--fix", str(risky)]) == 0
     assert "--fp8-amax-history-len: 1024" in risky.read_text()
     assert "--seq-length: 4096" in risky.read_text()
+
+
+ANCHORED = """language_model:
+  fp8: hybrid
+  fp8_margin: 0
+  fp8_amax_history_len: &h 1
+  fp8_amax_compute_algo: max
+other:
+  window: *h
+"""
+
+
+def test_a_value_shared_through_an_anchor_is_an_unsafe_fix() -> None:
+    """`window: *h` reads the same `1`: rewriting `&h 1` changes it too, so `--fix` leaves it
+    and `--unsafe-fixes` does it, saying so."""
+    assert fixed("a.yaml", ANCHORED) == ANCHORED
+    after = fixed("a.yaml", ANCHORED, unsafe=True)
+    assert after == ANCHORED.replace("&h 1\n", "&h 1024\n")
+    from ..conftest import lint
+
+    (d,) = [d for d in lint("a.yaml", ANCHORED) if d.code == "FP8101"]
+    assert d.fix is not None and d.fix.applicability.value == "unsafe"
+    assert "shared" in d.fix.message
+
+
+MERGED = """base: &base
+  fp8: hybrid
+  fp8_margin: 0
+  fp8_amax_history_len: 1
+  fp8_amax_compute_algo: most_recent
+language_model:
+  <<: *base
+  fp8_amax_history_len: 1024
+  fp8_amax_compute_algo: max
+"""
+
+
+def test_merge_keys_local_values_win_and_the_template_is_not_a_config() -> None:
+    from ..conftest import lint
+
+    assert [d.code for d in lint("m.yaml", MERGED)] == []  # the merged config is NVIDIA's
+    assert fixed("m.yaml", MERGED, unsafe=True) == MERGED  # nothing edits the template
+    # a value that comes from the template is reported where it is written, and its fix
+    # (which would change every mapping that merges the template) is unsafe
+    inherited = MERGED.replace(
+        "  fp8_amax_history_len: 1024\n  fp8_amax_compute_algo: max\n", "  hidden_size: 4096\n"
+    )
+    (d,) = lint("m.yaml", inherited)
+    assert (d.code, d.line) == ("FP8101", 5)
+    assert d.fix is not None and d.fix.applicability.value == "unsafe"
+    assert fixed("m.yaml", inherited) == inherited

@@ -51,6 +51,10 @@ class Node:
     target: Node | None = None  # for an alias: the node its anchor named
     doc_index: int = 0
     typed: bool = True  # False when a scalar's tag could not be read safely
+    # an anchored node some alias refers to: its text is shared, an edit changes every use
+    aliased: bool = False
+    # a mapping merged into another with `<<: *it`: a template, not a configuration itself
+    merged: bool = False
 
     # -- navigation ---------------------------------------------------------------
     def deref(self) -> Node:
@@ -188,6 +192,13 @@ def load_yaml(text: str, origin: Any = None) -> list[Document]:
                     raise TreeError(
                         f"found undefined alias `*{event.anchor}`", p.line + 1, p.column + 1
                     )
+                target.aliased = True
+                if stack and stack[-1][2] is not None and _is_merge_key(stack[-1][2]):
+                    target.merged = True  # `<<: *base`
+                elif len(stack) >= 2 and stack[-1][0].kind == "seq":
+                    entries = stack[-2][1]  # the mapping that holds this sequence
+                    if stack[-2][0].kind == "map" and entries and _is_merge_key(entries[-1][0]):
+                        target.merged = True  # `<<: [*a, *b]`
                 attach(
                     Node(
                         "alias",
@@ -238,6 +249,10 @@ def load_yaml(text: str, origin: Any = None) -> list[Document]:
     except RecursionError:
         raise TreeError("nesting too deep to read", 1, 1) from None
     return docs
+
+
+def _is_merge_key(node: Node) -> bool:
+    return node.kind == "scalar" and node.raw == "<<" and node.tag == "tag:yaml.org,2002:merge"
 
 
 _SCALAR_TYPES = {

@@ -131,8 +131,8 @@ def from_transformer_config(file: SourceFile, doc: Document) -> list[Fp8Site]:
 
     sites: list[Fp8Site] = []
     for path, mapping in walk(root, max_depth=4):
-        if not _is_transformer_config(mapping):
-            continue
+        if mapping.merged or not _is_transformer_config(mapping):
+            continue  # a `<<: *base` template is linted where it is merged
         prefix = ".".join(path)
         spell = (prefix + ".{key}") if prefix else "{key}"
         fields = args_of_map(file, root, path, mapping, spell)

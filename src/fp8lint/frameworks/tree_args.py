@@ -94,6 +94,8 @@ def args_of_map(
     """Scalar entries of `mapping` (found at `parent` in `root`) as Args keyed by their plain
     key.  `interpolate=False` leaves `${...}` as text, for files that are not OmegaConf's
     (Megatron's functional-test `MODEL_ARGS`, whose `${VAR}` the launcher's shell fills)."""
+    node = mapping.deref()
+    own = {id(k) for k, _ in node.value} if node.kind == "map" else set()
     entries: list[tuple[Node, Node]] = []
     for k, v in mapping.items():
         if k.kind != "scalar" or k.raw is None:
@@ -116,8 +118,21 @@ def args_of_map(
             if at is None or at.deref() is not v.deref():
                 found = _elsewhere(v)  # the entry is not where `parent` says: not resolved
         # not str.format: `spell` may hold a key written with braces (`a{b}:`)
-        out[k.raw] = arg_of(file, k, v, spell.replace("{key}", k.raw), found, root)
+        arg = arg_of(file, k, v, spell.replace("{key}", k.raw), found, root)
+        out[k.raw] = _shared(arg, merged=id(k) not in own, anchored=v.deref().aliased)
     return out
+
+
+def _shared(arg: Arg, merged: bool, anchored: bool) -> Arg:
+    """An entry merged in with `<<: *base`, or a value some alias refers to, is written once
+    and read in several places: it carries its own span in `via`, so that findings name where
+    it is defined and a fix of it is unsafe (every other use changes too)."""
+    if not (merged or anchored) or arg.via:
+        return arg
+    from dataclasses import replace
+
+    why = "merged in with `<<`" if merged else "anchored and used elsewhere through an alias"
+    return replace(arg, via=(arg.value_span,), note=arg.note or why)
 
 
 def _elsewhere(value: Node) -> Resolved:
