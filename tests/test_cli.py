@@ -536,3 +536,19 @@ def test_simulate_format_flag_is_named_for_the_fp8_format() -> None:
     old = parser.parse_args(["simulate", "--synthetic", "--format", "e4m3", "--algo", "max"])
     assert (new.fmt, new.algo) == (old.fmt, old.algo) == ("e4m3", "max")
     assert "--fp8-format" in run_cli("simulate", "--help").stdout
+
+
+@pytest.mark.skipif(os.name == "nt", reason="newlines in file names")
+def test_a_file_name_cannot_forge_a_workflow_command(tmp_path: Path) -> None:
+    """In a GitHub Actions log a line that starts with `::error` is a command: a file name
+    holding a newline must not be able to start such a line in the default output."""
+    name = "x\n::error file=README.md,line=1::forged\n.yaml"
+    write(tmp_path, name, RISKY)
+    for args in ([], ["--output-format", "concise"], ["--statistics"], ["--show-files"]):
+        r = run_cli("check", ".", *args, cwd=tmp_path)
+        lines = (r.stdout + r.stderr).splitlines()
+        assert not [line for line in lines if line.startswith("::")], (args, lines)
+        if not args:
+            assert "x\\n::error file=README.md,line=1::forged\\n.yaml:3:17: FP8101" in r.stdout
+    r = run_cli("check", ".", "--fix", "--show-fixes", cwd=tmp_path)
+    assert not [line for line in r.stdout.splitlines() if line.startswith("::")]

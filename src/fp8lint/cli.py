@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from fp8lint import __version__
-from fp8lint.diagnostics import LocatedError
+from fp8lint.diagnostics import LocatedError, printable
 from fp8lint.report import OUTPUT_FORMATS
 
 if TYPE_CHECKING:
@@ -394,10 +394,10 @@ def cmd_check(args: argparse.Namespace) -> int:
     else:
         result = run(args.paths, settings, mode, configs, args.force_exclude, cache, rules)
     for path, why in result.fix_failures:
-        print(f"{path}: {why}", file=sys.stderr)
+        print(f"{printable(path)}: {why}", file=sys.stderr)
     if not args.quiet:  # -q: findings only, as ruff's --quiet
         for path, why in result.not_read:
-            print(f"warning: {path}: {why}", file=sys.stderr)
+            print(f"warning: {printable(path)}: {why}", file=sys.stderr)
         if result.files_seen == 0:
             print("warning: no files to check under the given paths", file=sys.stderr)
     if args.write_baseline:
@@ -424,7 +424,7 @@ def cmd_check(args: argparse.Namespace) -> int:
                 file=sys.stderr,
             )
             for code, path, key in stale:
-                print(f"  {code} {path}: {key}", file=sys.stderr)
+                print(f"  {code} {printable(path)}: {printable(key)}", file=sys.stderr)
     if args.diff:
         sys.stdout.write("".join(result.diffs))
         if not args.quiet:
@@ -484,7 +484,7 @@ def interrupted(result: Any) -> None:
     if result.written:
         print("files already changed by --fix:", file=sys.stderr)
         for path in result.written:
-            print(f"  {path}", file=sys.stderr)
+            print(f"  {printable(path)}", file=sys.stderr)
 
 
 def use_color(choice: str, terminal: bool) -> bool:
@@ -538,8 +538,8 @@ def show_files(args: argparse.Namespace, configs: Any) -> int:
 
     chosen, skipped = selected_files(args.paths, configs, args.force_exclude, path_rules(args))
     for path, why in skipped:
-        print(f"warning: {path}: {why}", file=sys.stderr)
-    sys.stdout.write("".join(f"{path}\n" for path in chosen))
+        print(f"warning: {printable(path)}: {why}", file=sys.stderr)
+    sys.stdout.write("".join(f"{printable(path)}\n" for path in chosen))
     return 0
 
 
@@ -631,11 +631,11 @@ def cmd_show(args: argparse.Namespace) -> int:
     dumps: list[Any] = []
     for path in args.paths:
         if os.path.isdir(path):
-            print(f"{path}: is a directory; `fp8lint show` takes files", file=sys.stderr)
+            print(f"{printable(path)}: is a directory; `fp8lint show` takes files", file=sys.stderr)
             status = 2
     chosen, skipped = selected_files(p for p in args.paths if not os.path.isdir(p))
     for shown, why in skipped:
-        print(f"warning: {shown}: {why}", file=sys.stderr)
+        print(f"warning: {printable(shown)}: {why}", file=sys.stderr)
     if not chosen and not status:
         print("warning: no files to check under the given paths", file=sys.stderr)
     for shown in chosen:
@@ -644,12 +644,12 @@ def cmd_show(args: argparse.Namespace) -> int:
         try:
             text = read_text(shown, RunSettings().max_bytes)
         except FileProblem as exc:
-            print(f"{shown}:{exc.line}:{exc.column}: {exc.message}", file=sys.stderr)
+            print(f"{printable(shown)}:{exc.line}:{exc.column}: {exc.message}", file=sys.stderr)
             status = 2
             continue
         if text is None:
             if args.output_format != "json":
-                print(f"{shown}: no FP8 settings")
+                print(f"{printable(shown)}: no FP8 settings")
             continue
         diags, sites = lint_text(shown, text, kind, RunSettings())
         for d in diags:

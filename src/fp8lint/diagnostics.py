@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from enum import Enum
+from functools import lru_cache
 
 
 class Severity(str, Enum):
@@ -104,6 +106,21 @@ def posix_path(path: str) -> str:
         if sep and sep != "/":
             path = path.replace(sep, "/")
     return path
+
+
+@lru_cache(maxsize=1)
+def _unprintable() -> re.Pattern[str]:
+    return re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+
+
+def printable(text: str) -> str:
+    """`text` for a line of terminal or CI-log output: control characters and line
+    separators escaped (`\\n`, `\\x1b`, `\\u2028`), so that a file name or a key holding a
+    newline cannot start a line of its own (in a GitHub Actions log, a line starting with
+    `::error` is a workflow command)."""
+    if text.isprintable():
+        return text
+    return _unprintable().sub(lambda m: repr(m.group())[1:-1], text)
 
 
 def fingerprint(d: Diagnostic) -> str:

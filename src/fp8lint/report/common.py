@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from fp8lint.diagnostics import Diagnostic, Severity, posix_path
+from fp8lint.diagnostics import Diagnostic, Severity, posix_path, printable
 
 RESET = "\x1b[0m"
 BOLD = "\x1b[1m"
@@ -24,7 +24,8 @@ def header(d: Diagnostic, unsafe: bool, color: bool) -> str:
     star = " [*]" if fixable(d, unsafe) else ""
     code = paint(d.code, BOLD, color)
     severity = paint(f"[{d.severity.value}]", SEVERITY_COLOR[d.severity], color)
-    return f"{posix_path(d.path)}:{d.line}:{d.column}: {code}{star} {severity} {d.message}"
+    where = printable(posix_path(d.path))
+    return f"{where}:{d.line}:{d.column}: {code}{star} {severity} {printable(d.message)}"
 
 
 def summary_lines(
@@ -42,7 +43,7 @@ def summary_lines(
         lines.append(f"Fixed {len(fixed)} finding{'s' if len(fixed) != 1 else ''}:")
         for path in sorted({d.path for d in fixed}):
             per_rule = Counter((d.code, d.name) for d in fixed if d.path == path)
-            lines.append(f"- {posix_path(path)}:")
+            lines.append(f"- {printable(posix_path(path))}:")
             lines.extend(
                 f"    {n} x {code} ({name})" for (code, name), n in sorted(per_rule.items())
             )

@@ -3,7 +3,7 @@ and carets under the span, the fix's help, then the summary."""
 
 from __future__ import annotations
 
-from fp8lint.diagnostics import Diagnostic
+from fp8lint.diagnostics import Diagnostic, printable
 from fp8lint.report import Report
 from fp8lint.report.common import SEVERITY_COLOR, header, paint, summary_lines
 
@@ -56,4 +56,4 @@ def _snippet(d: Diagnostic, color: bool) -> list[str]:
 def _help(d: Diagnostic) -> list[str]:
     if d.fix is None or not d.fix.message:
         return []
-    return [f"{' ' * len(str(d.line))} = help: {d.fix.message}"]
+    return [f"{' ' * len(str(d.line))} = help: {printable(d.fix.message)}"]
