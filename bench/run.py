@@ -244,7 +244,10 @@ def pick_files(root: Path) -> tuple[Path, Path, Path, list[Path]]:
         if not path.is_file() or path.name == "TREE.json":
             continue
         data = path.read_bytes()
-        (fp8 if floor.mentions_fp8(data) else plain).append((path, len(data), data))
+        if floor.mentions_fp8(data):  # only these keep their bytes: this process stays small,
+            fp8.append((path, len(data), data))  # and a child's peak memory starts from ours
+        else:
+            plain.append((path, len(data), b""))
     nemo = [p for p in fp8 if p[0].suffix == ".yaml" and b"exp_manager" in p[2]]
     fp8_yaml = max(nemo or [p for p in fp8 if p[0].suffix == ".yaml"], key=lambda p: p[1])
     target = fp8_yaml[1]
