@@ -117,6 +117,8 @@ class Framework(str, Enum):
     ACCELERATE = "accelerate"
     DEEPSPEED_MSAMP = "deepspeed-msamp"
     TORCHAO = "torchao"
+    # FP8-looking keys of a file no family claims: read by FP8406 only, never fixed
+    UNIDENTIFIED = "unidentified"
 
 
 FRAMEWORK_LABEL: dict[Framework, str] = {
@@ -128,6 +130,7 @@ FRAMEWORK_LABEL: dict[Framework, str] = {
     Framework.ACCELERATE: "Accelerate",
     Framework.DEEPSPEED_MSAMP: "DeepSpeed + MS-AMP",
     Framework.TORCHAO: "torchao",
+    Framework.UNIDENTIFIED: "unidentified family",
 }
 
 
