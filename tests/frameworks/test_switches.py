@@ -89,3 +89,35 @@ def test_an_unreadable_switch_leaves_fp8_unknown() -> None:
 def test_a_sibling_switch_does_not_count() -> None:
     text = "policy:\n  dtensor_cfg:\n    enabled: false\n" + config().split("\n", 1)[1]
     assert site_of(text).is_on
+
+
+# -- Transformer Engine in Python: `fp8_autocast(enabled=False, fp8_recipe=...)` ---------------
+
+TE_SRC = """\
+import transformer_engine.pytorch as te
+from transformer_engine.common.recipe import DelayedScaling
+recipe = DelayedScaling(margin=0, amax_history_len=1, amax_compute_algo="most_recent")
+def f(m, x):
+    with te.fp8_autocast({first}, fp8_recipe=recipe):
+        return m(x)
+def g(m, x):
+    with te.fp8_autocast({second}, fp8_recipe=recipe):
+        return m(x)
+"""
+
+
+def te_codes(first: str, second: str) -> list[str]:
+    return [d.code for d in lint("m.py", TE_SRC.format(first=first, second=second))]
+
+
+def test_a_recipe_only_used_switched_off_is_dormant() -> None:
+    text = TE_SRC.format(first="enabled=False", second="False")
+    (site,) = parse_file(SourceFile("m.py", text), "python")
+    assert site.enabled.value is False and site.enabled.written
+    assert site.enabled.span is not None and site.enabled.span.line == 5
+    assert te_codes("enabled=False", "False") == []
+
+
+def test_one_autocast_left_on_keeps_the_recipe_live() -> None:
+    assert "FP8101" in te_codes("enabled=False", "enabled=True")
+    assert "FP8101" in te_codes("enabled=False", "enabled=use_fp8")  # not known to be off

@@ -335,6 +335,52 @@ def autocast_links(
     return links, unlinked
 
 
+def autocast_switches(
+    ctx: Context, autocasts: list[Target], recipes: dict[int, Target]
+) -> dict[int, Setting[Any]]:
+    """The recipes (by id of their call) that every TE autocast using them switches off
+    (`enabled=False`, or False as the first argument): nothing runs in FP8 with them, so
+    their site is dormant, pointing at the switch.  One autocast left on keeps it live."""
+    from fp8lint.frameworks.python_args import call_args
+
+    seen: dict[int, list[Setting[Any] | None]] = {}
+    for tgt in autocasts:
+        if not is_te_autocast(tgt):
+            continue
+        args = call_args(tgt.call)
+        keyed = {a.keyword: a for a in args if a.keyword is not None}
+        plain = [a for a in args if a.keyword is None and not a.star]
+        recipe_arg = next((keyed[k] for k in _RECIPE_KEYS if k in keyed), None)
+        if recipe_arg is None and len(plain) > 2:
+            recipe_arg = plain[2]
+        if recipe_arg is None:
+            continue
+        final = ctx.doc.follow(recipe_arg.value).node
+        if id(final) not in recipes:
+            continue
+        switch = keyed.get("enabled") or (plain[0] if plain else None)
+        off: Setting[Any] | None = None
+        if switch is not None:
+            ok, value = ctx.literal(ctx.doc.follow(switch.value).node)
+            if ok and value is False:
+                off = Setting[bool].model_construct(
+                    value=False,
+                    known=True,
+                    provenance="written",
+                    key="enabled",
+                    span=ctx.span(switch.value),
+                    raw=ctx.text(switch.value),
+                    entry=ctx.span(switch.node),
+                    note="every autocast that uses this recipe is switched off",
+                )
+        seen.setdefault(id(final), []).append(off)
+    return {
+        key: found[0]
+        for key, found in seen.items()
+        if found and all(f is not None for f in found) and found[0] is not None
+    }
+
+
 def _group(ctx: Context, call: cst.Call, group: CallArg | None, key: str) -> Setting[Any]:
     import libcst as cst
     import libcst.matchers as m
