@@ -359,6 +359,10 @@ class Fp8Site(BaseModel):
     router_fp8: Setting[bool] = _unset()
     # activation recompute: "full" / "selective" / None, and Megatron's EP all-to-all overlap
     recompute_granularity: Setting[str] = _unset()
+    # the condition recompute runs under, in words ("when `--grad_checkpoint` is given"), and
+    # whether anything can make it run (False: every value the file gives the switch is false)
+    recompute_condition: Setting[str] = _unset()
+    recompute_reachable: Setting[bool] = _unset()
     moe_a2a_overlap: Setting[bool] = _unset()
     quantizer_factory: Setting[str] = _unset()
     # topology

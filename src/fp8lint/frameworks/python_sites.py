@@ -36,6 +36,7 @@ SITE_NAMES = re.compile(
 # Definitions that mention none of these are left out of the parse (`documents.python.prune`).
 RELEVANT = re.compile(
     SITE_NAMES.pattern + r"|\b(?:fp8_autocast|autocast|checkpoint|checkpoint_sequential|Linear|"
+    r"gradient_checkpointing|gradient_checkpointing_enable|"
     r"LayerNormLinear|MegatronStrategy|Float8LinearConfig)\b"
 )
 
