@@ -80,6 +80,12 @@ def test_llamafactory_te_backend_is_accelerates_te_recipe_with_its_values() -> N
     (site,) = sites(off)
     assert site.recompute_granularity.value is None
     assert "FP8501" not in [d.code for d in lint("train.yaml", off)]
+    # Hugging Face's `gradient_checkpointing: true` turns it back on (the Trainer enables it)
+    hf = off + "gradient_checkpointing: true\n"
+    (site,) = sites(hf)
+    assert site.recompute_granularity.value == "full"
+    assert site.recompute_granularity.key == "gradient_checkpointing"
+    assert "FP8501" in [d.code for d in lint("train.yaml", hf)]
 
 
 def test_llamafactory_auto_default_and_unknown_backend() -> None:

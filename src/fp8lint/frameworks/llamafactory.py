@@ -179,6 +179,9 @@ def _site(file: SourceFile, root: Node, args: dict[str, Arg], which: str) -> Fp8
             values["recompute_granularity"] = written(off, None)
         elif as_bool(off.value) is False:
             values["recompute_granularity"] = written(off, "full")
+        hf = args.get("gradient_checkpointing")  # Hugging Face's own switch, also honoured
+        if hf is not None and hf.known and as_bool(hf.value) is True:
+            values["recompute_granularity"] = written(hf, "full")
     else:
         values["recipe"] = fixed(
             Recipe.TENSORWISE, "fp8", "axolotl builds torchao's default Float8LinearConfig()"
