@@ -242,3 +242,14 @@ def test_show_lists_no_site_for_unidentified_keys(tmp_path) -> None:  # type: ig
     assert r.returncode == 0 and r.stdout.strip() == "[]"
     r = run_cli("check", "--output-format", "json", "--exit-zero", "t.yaml", cwd=tmp_path)
     assert [d["code"] for d in __import__("json").loads(r.stdout)] == ["FP8406"]
+
+
+def test_a_boolean_fp8_switch_is_not_a_megatron_transformer_config() -> None:
+    # Megatron's `fp8` is a format or null; `fp8: true` beside `fp8_margin` is another stack's
+    # switch (it used to get Megatron's FP8101 and an FP8401 error, with a fix)
+    text = "trainer:\n  quantization:\n    fp8: true\n    fp8_margin: 0\n"
+    (record,) = sites(text)
+    assert record.framework is Framework.UNIDENTIFIED
+    assert [d.code for d in lint("x.yaml", text)] == ["FP8406"]
+    (site,) = sites(text.replace("fp8: true", "fp8: hybrid"))
+    assert site.framework is Framework.MEGATRON and site.is_on

@@ -111,7 +111,12 @@ def from_model_args(file: SourceFile, doc: Document) -> list[Fp8Site]:
 
 
 def _is_transformer_config(node: Node) -> bool:
+    """A mapping of TransformerConfig fields: `fp8` (a format string or null, never a
+    boolean `true`: that is another stack's switch) beside a delayed-scaling field."""
     keys = set(node.keys())
+    pair = node.get("fp8")
+    if pair is not None and pair[1].deref().kind == "scalar" and pair[1].deref().value is True:
+        return False
     return (
         "fp8" in keys
         and any(
