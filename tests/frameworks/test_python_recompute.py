@@ -386,3 +386,15 @@ def test_hugging_face_switch_from_a_flag_or_off() -> None:
     )
     (d,) = fp8501(flag)
     assert d.severity.value == "warning" and "when `--gc` is given" in d.message
+
+
+def test_main_guard_and_literal_tests_are_not_conditions() -> None:
+    body = "        return cp.checkpoint(block, x)\n"
+    base = TE + DELAYED + "import torch.utils.checkpoint as cp\ndef f(block, x):\n"
+    guarded = base + "    if __name__ == '__main__':\n" + body
+    (d,) = fp8501(guarded)
+    assert d.severity.value == "warning" and "when" not in d.message.split("with delayed")[0]
+    looping = base + "    while True:\n" + body
+    assert [x.severity.value for x in fp8501(looping)] == ["warning"]
+    dead = base + "    if False:\n" + body
+    assert [x.severity.value for x in fp8501(dead)] == ["info"]

@@ -72,6 +72,13 @@ def condition(ctx: Context, node: cst.CSTNode) -> Condition:
     reachable: bool | None = True
     span: Span | None = None
     for test, branch in tests_around(ctx, node):
+        if _main_guard(ctx, test):
+            continue  # `if __name__ == "__main__":` runs whenever the script is launched
+        ok, value = literal(test)
+        if ok:
+            if bool(value) == branch:
+                continue  # `while True:`
+            return Condition(f"never (the test is `{ctx.text(test)}`)", False, ctx.span(test))
         phrase, can = _read(ctx, test, branch)
         phrases.append(phrase)
         span = span or ctx.span(test)
@@ -82,6 +89,10 @@ def condition(ctx: Context, node: cst.CSTNode) -> Condition:
     if not phrases:
         return Condition()
     return Condition(" and ".join(phrases), reachable, span)
+
+
+def _main_guard(ctx: Context, test: cst.BaseExpression) -> bool:
+    return " ".join(ctx.text(test).replace("'", '"').split()) == '__name__ == "__main__"'
 
 
 def switch_phrase(ctx: Context, expr: cst.BaseExpression) -> Condition:
