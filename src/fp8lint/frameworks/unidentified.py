@@ -26,7 +26,7 @@ def from_docs(file: SourceFile, docs: list[Document]) -> list[Fp8Site]:
         if doc.root is None:
             continue
         for path, mapping in walk(doc.root):
-            for k, v in mapping.value:
+            for k, _ in mapping.value:
                 if k.kind != "scalar" or k.raw is None or not FP8_KEY.search(str(k.raw)):
                     continue
                 dotted = ".".join((*path, str(k.raw)))
@@ -34,7 +34,7 @@ def from_docs(file: SourceFile, docs: list[Document]) -> list[Fp8Site]:
                     SourceNote.model_construct(
                         kind="unidentified",
                         key=dotted,
-                        span=file.span(k.start, v.end),
+                        span=file.span_of(k),  # the key: its value may be missing
                         message=f"`{dotted}` belongs to no config family fp8lint knows",
                     )
                 )
