@@ -70,8 +70,8 @@ class DelayedWithRecompute(Rule):
                 span=where(rec, site),
                 message=(
                     f"full activation recompute ({explain(rec)}) with delayed scaling runs "
-                    f"{when}: not reached as written. If it is switched on, the recomputed "
-                    "forward appends to the amax history again (see FP8501)"
+                    f"{when}: not reached as written. Whoever switches it on gets the "
+                    "recomputed forward appending to the amax history a second time"
                 ),
                 severity=Severity.INFO,
             )
