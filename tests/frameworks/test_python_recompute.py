@@ -324,7 +324,7 @@ def test_recompute_behind_a_switch_nothing_sets_is_at_most_info() -> None:
 
 @pytest.mark.parametrize(
     "call",
-    ["Net(32, 2, use_checkpoint=True)", "Net(32, 2, True)", "Net(*sizes)"],
+    ["Net(32, 2, use_checkpoint=True)", "Net(32, 2, True)", "Net(*sizes)", "Net(**cfg)"],
 )
 def test_a_switch_the_file_can_set_keeps_the_warning(call: str) -> None:
     src = DORMANT.replace("net = Net(32, 2)", f"net = {call}")

@@ -233,9 +233,9 @@ _CLASS = re.compile(r"^\s*class\s+(\w+)", re.MULTILINE)
 
 
 def _positional_reach(text: str, name: str) -> bool:
-    """Whether a call in the file may pass parameter `name` positionally: a call of the
-    function (or, for `__init__`, the class) with that many positional arguments, or a
-    `*args` splat."""
+    """Whether a call in the file may pass parameter `name` other than by its keyword: a
+    call of the function (or, for `__init__`, the class) with that many positional
+    arguments, or a `*args` / `**kwargs` splat."""
     for m in _DEF.finditer(text):
         params = _split(_balanced(text, m.end() - 1))
         names = [p.split(":")[0].split("=")[0].strip() for p in params]
@@ -256,8 +256,8 @@ def _positional_reach(text: str, name: str) -> bool:
             if text[max(0, call.start() - 4) : call.start()].endswith("def "):
                 continue
             args = _split(_balanced(text, call.end() - 1))
-            if any(a.startswith("*") and not a.startswith("**") for a in args):
-                return True
+            if any(a.startswith("*") for a in args):
+                return True  # `*args` / `**kwargs` may carry it
             plain = [a for a in args if not re.match(r"^\*\*|^\w+\s*=(?!=)", a)]
             if len(plain) > index:
                 return True
