@@ -23,6 +23,11 @@ class DelayedWithRecompute(Rule):
     )
     valid = (
         Example(
+            "llamafactory_no_gc.yaml",
+            "stage: sft\nfinetuning_type: full\nfp8: true\nfp8_backend: te\n"
+            "disable_gradient_checkpointing: true\n",
+        ),
+        Example(
             "cs.yaml",
             "MODEL_ARGS:\n  --recompute-granularity: full\n  --fp8-format: hybrid\n"
             "  --fp8-recipe: tensorwise\n  --first-last-layers-bf16: true\n",
@@ -35,6 +40,11 @@ class DelayedWithRecompute(Rule):
         ),
     )
     invalid = (
+        Example(
+            "llamafactory_te.yaml",
+            "stage: sft\nfinetuning_type: full\nfp8: true\nfp8_backend: te\n",
+            lines=(3,),
+        ),
         Example(
             "full.yaml",
             "MODEL_ARGS:\n  --recompute-granularity: full\n"
