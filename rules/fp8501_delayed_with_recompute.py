@@ -14,11 +14,19 @@ class DelayedWithRecompute(Rule):
     code = "FP8501"
     name = "delayed-with-recompute"
     severity = Severity.WARNING
-    severity_note = "error with Megatron's EP all-to-all overlap"
+    severity_note = (
+        "error with Megatron's EP all-to-all overlap; info when nothing in the file can reach "
+        "the recompute"
+    )
     summary = (
         "Delayed scaling with full activation recompute (error with Megatron's EP A2A overlap)"
     )
     valid = (
+        Example(
+            "llamafactory_no_gc.yaml",
+            "stage: sft\nfinetuning_type: full\nfp8: true\nfp8_backend: te\n"
+            "disable_gradient_checkpointing: true\n",
+        ),
         Example(
             "cs.yaml",
             "MODEL_ARGS:\n  --recompute-granularity: full\n  --fp8-format: hybrid\n"
@@ -32,6 +40,11 @@ class DelayedWithRecompute(Rule):
         ),
     )
     invalid = (
+        Example(
+            "llamafactory_te.yaml",
+            "stage: sft\nfinetuning_type: full\nfp8: true\nfp8_backend: te\n",
+            lines=(3,),
+        ),
         Example(
             "full.yaml",
             "MODEL_ARGS:\n  --recompute-granularity: full\n"
@@ -61,10 +74,23 @@ class DelayedWithRecompute(Rule):
         if not (site.is_on and site.is_delayed) or rec.value != "full":
             return
         overlap = site.moe_a2a_overlap.value is True
+        when = site.recompute_condition.value
+        if site.recompute_reachable.value is False:
+            yield Finding(
+                span=where(rec, site),
+                message=(
+                    f"full activation recompute ({explain(rec)}) with delayed scaling runs "
+                    f"{when}: not reached as written. Whoever switches it on gets the "
+                    "recomputed forward appending to the amax history a second time"
+                ),
+                severity=Severity.INFO,
+            )
+            return
+        condition = f", {when}" if when else ""
         yield Finding(
             span=where(rec, site),
             message=(
-                f"full activation recompute ({explain(rec)}) with delayed scaling: the "
+                f"full activation recompute ({explain(rec)}{condition}) with delayed scaling: the "
                 "recomputed forward runs the FP8 casts again and appends to the persistent amax "
                 'history (Megatron commit 7ba8c84dfd: "double-updates it and silently '
                 "diverges\"; TE #1190 / PR #1254 for recompute outside TE's checkpoint)"

@@ -117,6 +117,8 @@ class Framework(str, Enum):
     ACCELERATE = "accelerate"
     DEEPSPEED_MSAMP = "deepspeed-msamp"
     TORCHAO = "torchao"
+    # FP8-looking keys of a file no family claims: read by FP8406 only, never fixed
+    UNIDENTIFIED = "unidentified"
 
 
 FRAMEWORK_LABEL: dict[Framework, str] = {
@@ -128,6 +130,7 @@ FRAMEWORK_LABEL: dict[Framework, str] = {
     Framework.ACCELERATE: "Accelerate",
     Framework.DEEPSPEED_MSAMP: "DeepSpeed + MS-AMP",
     Framework.TORCHAO: "torchao",
+    Framework.UNIDENTIFIED: "unidentified family",
 }
 
 
@@ -356,6 +359,10 @@ class Fp8Site(BaseModel):
     router_fp8: Setting[bool] = _unset()
     # activation recompute: "full" / "selective" / None, and Megatron's EP all-to-all overlap
     recompute_granularity: Setting[str] = _unset()
+    # the condition recompute runs under, in words ("when `--grad_checkpoint` is given"), and
+    # whether anything can make it run (False: every value the file gives the switch is false)
+    recompute_condition: Setting[str] = _unset()
+    recompute_reachable: Setting[bool] = _unset()
     moe_a2a_overlap: Setting[bool] = _unset()
     quantizer_factory: Setting[str] = _unset()
     # topology

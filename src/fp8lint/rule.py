@@ -116,6 +116,10 @@ class Rule:
     options: ClassVar[tuple[Option, ...]] = ()
     valid: ClassVar[tuple[Example, ...]] = ()
     invalid: ClassVar[tuple[Example, ...]] = ()
+    # whether the rule reads records of files no known family claims (framework
+    # UNIDENTIFIED); the engine runs no other rule on them, so no rule and no fix touches
+    # keys whose meaning is not known
+    reads_unidentified: ClassVar[bool] = False
 
     def check(self, site: Fp8Site, options: Mapping[str, Any]) -> Iterator[Finding]:
         raise NotImplementedError

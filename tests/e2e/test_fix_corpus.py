@@ -12,6 +12,8 @@ import stat
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from ..conftest import run_cli
 
 MODES = (0o644, 0o600, 0o755, 0o664)
@@ -197,3 +199,110 @@ def test_diff_exit_zero_with_exit_zero_flag(corpus: Path, tmp_path: Path) -> Non
     assert r.returncode == 0
     assert r.stdout.startswith("--- a/corpus/")
     assert snapshot(copy) == original
+
+
+# -- fixes touch only identified families, and never an FP8 key they do not target ----------
+
+FP8_KEY = re.compile(r"fp8|float8|msamp", re.IGNORECASE)
+
+
+def fp8_entries(name: str, text: str) -> dict[tuple[str, ...], tuple[Any, int]]:
+    """Every entry of a data file whose key path names FP8: path -> (value, line of the key).
+    Python and shell files are not data documents and are left out."""
+    import tomllib
+
+    from fp8lint.documents.tree import Node, load_json, load_yaml
+
+    out: dict[tuple[str, ...], tuple[Any, int]] = {}
+    if name.endswith(".toml"):
+        data = tomllib.loads(text)
+        lines = text.splitlines()
+
+        def line_of(key: str) -> int:
+            pattern = re.compile(rf"^\s*{re.escape(key)}\s*=")
+            return next((i for i, s in enumerate(lines, 1) if pattern.match(s)), 0)
+
+        def walk_toml(node: Any, path: tuple[str, ...]) -> None:
+            if isinstance(node, dict):
+                for k, v in node.items():
+                    walk_toml(v, (*path, k))
+            elif any(FP8_KEY.search(p) for p in path):
+                out[path] = (node, line_of(path[-1]))
+
+        walk_toml(data, ())
+        return out
+    if not name.endswith((".yaml", ".yml", ".json")):
+        return out
+    docs = load_json(text) if name.endswith(".json") else load_yaml(text)
+
+    def plain(node: Node) -> Any:
+        node = node.deref()
+        if node.kind == "map":
+            return {str(k.raw): plain(v) for k, v in node.items()}
+        if node.kind == "seq":
+            return [plain(v) for v in node.value]
+        return node.value
+
+    def walk_tree(node: Node, path: tuple[str, ...]) -> None:
+        """Leaves (scalars and lists) under a key path that names FP8; rows are 1-based."""
+        node = node.deref()
+        if node.kind != "map":
+            return
+        for k, v in node.items():
+            key = (*path, str(k.raw))
+            if v.deref().kind == "map":
+                walk_tree(v, key)
+            elif any(FP8_KEY.search(p) for p in key):
+                out[key] = (plain(v), k.start.line + 1)
+
+    for i, doc in enumerate(docs):
+        if doc.root is not None:
+            walk_tree(doc.root, (str(i),))
+    return out
+
+
+def fix_rows(findings: list[dict[str, Any]], unsafe: bool) -> dict[str, set[int]]:
+    """filename -> the rows the fixes `--fix` may apply would touch."""
+    kinds = ("safe", "unsafe") if unsafe else ("safe",)
+    out: dict[str, set[int]] = {}
+    for d in findings:
+        fix = d["fix"]
+        if not fix or fix["applicability"] not in kinds:
+            continue
+        for e in fix["edits"]:
+            rows = range(e["location"]["row"], e["end_location"]["row"] + 1)
+            out.setdefault(d["filename"], set()).update(rows)
+    return out
+
+
+@pytest.mark.parametrize("unsafe", [False, True], ids=["safe", "unsafe"])
+def test_fix_touches_only_identified_families_and_keeps_untargeted_fp8_keys(
+    corpus: Path, tmp_path: Path, unsafe: bool
+) -> None:
+    copy = copy_corpus(corpus, tmp_path)
+    original = snapshot(copy)
+    extra = ("--unsafe-fixes",) if unsafe else ()
+    before = check_json(tmp_path, *extra)
+    # files with a finding in an identified family (FP8406 is the unidentified record's)
+    identified = {d["filename"] for d in before if d["code"] != "FP8406"}
+    rows = fix_rows(before, unsafe)
+
+    r = run_cli("check", "corpus", "--fix", *extra, "--exit-zero", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    fixed = snapshot(copy)
+    changed = {k for k in original if fixed[k][0] != original[k][0]}
+    assert changed <= identified, changed - identified
+    assert changed <= set(rows), changed - set(rows)
+
+    llamafactory = "corpus/hiyouga__LLaMA-Factory/examples__extras__fp8__llama3_fp8_fsdp_sft.yaml"
+    assert llamafactory in original and llamafactory not in changed
+
+    for name in original:
+        old, new = decode(original[name][0]), decode(fixed[name][0])
+        before_keys = fp8_entries(name, old)
+        after_keys = fp8_entries(name, new)
+        for path, (value, line) in before_keys.items():
+            if line in rows.get(name, set()):
+                continue  # a fix targets this key
+            assert path in after_keys, (name, path)
+            assert after_keys[path][0] == value, (name, path, value, after_keys[path][0])

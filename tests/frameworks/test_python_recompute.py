@@ -264,3 +264,137 @@ def test_not_a_te_head(assignment: str) -> None:
         + "with te.fp8_autocast(enabled=True, fp8_recipe=recipe):\n    pass\n"
     )
     assert codes(src, "FP8202") == []
+
+
+# -- reachability: the condition recompute runs under ------------------------------------------
+
+GUARDED = (
+    TE
+    + DELAYED
+    + "import argparse\n"
+    + "import torch.utils.checkpoint as cp\n"
+    + "parser = argparse.ArgumentParser()\n"
+    + "parser.add_argument('--grad_checkpoint', action='store_true')\n"
+    + "args = parser.parse_args()\n"
+    + "def forward(block, x):\n"
+    + "    if args.grad_checkpoint:\n"
+    + "        return cp.checkpoint(block, x)\n"
+    + "    return block(x)\n"
+)
+
+DORMANT = (
+    TE
+    + DELAYED
+    + "import torch.utils.checkpoint as cp\n"
+    + "class Net:\n"
+    + "    def __init__(self, dim, depth=12, use_checkpoint=False):\n"
+    + "        self.use_checkpoint = use_checkpoint\n"
+    + "    def forward(self, x):\n"
+    + "        for blk in self.blocks:\n"
+    + "            if self.use_checkpoint:\n"
+    + "                x = cp.checkpoint(blk, x)\n"
+    + "            else:\n"
+    + "                x = blk(x)\n"
+    + "        return x\n"
+    + "net = Net(32, 2)\n"
+)
+
+
+def fp8501(src: str) -> list[Diagnostic]:
+    return [d for d in lint(src) if d.code == "FP8501"]
+
+
+def test_recompute_behind_a_launch_flag_is_a_warning_naming_the_flag() -> None:
+    (d,) = fp8501(GUARDED)
+    assert d.severity.value == "warning" and d.line == line_of(GUARDED, "cp.checkpoint")
+    assert "when `--grad_checkpoint` is given" in d.message
+    (site,) = te_sites(GUARDED)
+    assert site.recompute_reachable.value is True
+    assert site.recompute_condition.span is not None
+    assert site.recompute_condition.span.line == line_of(GUARDED, "if args.grad_checkpoint")
+
+
+def test_recompute_behind_a_switch_nothing_sets_is_at_most_info() -> None:
+    (d,) = fp8501(DORMANT)
+    assert d.severity.value == "info"
+    assert "only when `self.use_checkpoint` is true" in d.message
+    (site,) = te_sites(DORMANT)
+    assert site.recompute_reachable.value is False
+
+
+@pytest.mark.parametrize(
+    "call",
+    ["Net(32, 2, use_checkpoint=True)", "Net(32, 2, True)", "Net(*sizes)", "Net(**cfg)"],
+)
+def test_a_switch_the_file_can_set_keeps_the_warning(call: str) -> None:
+    src = DORMANT.replace("net = Net(32, 2)", f"net = {call}")
+    (d,) = fp8501(src)
+    assert d.severity.value == "warning"
+    assert "when `self.use_checkpoint` is true" in d.message
+
+
+def test_an_assignment_anywhere_keeps_the_warning() -> None:
+    src = DORMANT + "def enable(model):\n    model.use_checkpoint = True\n"
+    assert [d.severity.value for d in fp8501(src)] == ["warning"]
+
+
+def test_a_reachable_checkpoint_wins_over_a_dormant_one() -> None:
+    src = DORMANT + "def plain(block, x):\n    return cp.checkpoint(block, x)\n"
+    (d,) = fp8501(src)
+    assert d.severity.value == "warning" and d.line == line_of(src, "return cp.checkpoint")
+    assert "when" not in d.message.split("with delayed")[0]
+
+
+def test_config_key_condition_is_named() -> None:
+    src = GUARDED.replace("if args.grad_checkpoint:", 'if cfg["activation_checkpointing"]:')
+    (d,) = fp8501(src)
+    assert d.severity.value == "warning"
+    assert 'when `cfg["activation_checkpointing"]` is true' in d.message
+
+
+# -- Hugging Face gradient checkpointing counts as recompute -----------------------------------
+
+
+@pytest.mark.parametrize(
+    ("code", "needle"),
+    [
+        ("model.gradient_checkpointing_enable()\n", "gradient_checkpointing_enable"),
+        (
+            "from transformers import TrainingArguments\n"
+            "targs = TrainingArguments(output_dir='o', gradient_checkpointing=True)\n",
+            "gradient_checkpointing=True",
+        ),
+    ],
+)
+def test_hugging_face_gradient_checkpointing_is_recompute(code: str, needle: str) -> None:
+    src = TE + DELAYED + code
+    (d,) = fp8501(src)
+    assert d.severity.value == "warning" and d.line == line_of(src, needle)
+    (site,) = te_sites(src)
+    assert "Hugging Face gradient checkpointing" in (site.recompute_granularity.note or "")
+
+
+def test_hugging_face_switch_from_a_flag_or_off() -> None:
+    off = TE + DELAYED + "targs = TrainingArguments(gradient_checkpointing=False)\n"
+    assert fp8501(off) == []
+    flag = (
+        TE
+        + DELAYED
+        + "import argparse\np = argparse.ArgumentParser()\n"
+        + "p.add_argument('--gc', dest='use_gc', action='store_true')\nargs = p.parse_args()\n"
+        + "targs = TrainingArguments(gradient_checkpointing=args.use_gc)\n"
+    )
+    (d,) = fp8501(flag)
+    assert d.severity.value == "warning" and "when `--gc` is given" in d.message
+
+
+def test_main_guard_and_literal_tests_are_not_conditions() -> None:
+    body = "        return cp.checkpoint(block, x)\n"
+    base = TE + DELAYED + "import torch.utils.checkpoint as cp\ndef f(block, x):\n"
+    guarded = base + "    if __name__ == '__main__':\n" + body
+    (d,) = fp8501(guarded)
+    assert d.severity.value == "warning" and "when" not in d.message.split("with delayed")[0]
+    looping = base + "    while True:\n" + body
+    assert [x.severity.value for x in fp8501(looping)] == ["warning"]
+    dead = base + "    if False:\n" + body
+    assert [x.severity.value for x in fp8501(dead)] == ["info"]

@@ -125,8 +125,34 @@ def test_deepspeed_msamp_section() -> None:
 
 
 def test_files_without_a_known_shape_have_no_site() -> None:
-    assert sites("fp8_thing: 1\nother: 2\n") == []
-    assert sites('{"fp8": 1}', "x.json") == []
+    # no family's site: only the one record of unidentified FP8 keys that FP8406 reads
+    for found in (sites("fp8_thing: 1\nother: 2\n"), sites('{"fp8": 1}', "x.json")):
+        (record,) = found
+        assert record.framework is Framework.UNIDENTIFIED
+        assert record.enabled.known is False and record.edit is None
+    assert sites("other: 2\n") == []
+
+
+def test_unidentified_keys_get_one_info_and_no_other_rule() -> None:
+    text = (
+        "gradient_accumulation_steps: 8\nbf16: true\n"  # once taken for DeepSpeed
+        "fp8: true\nfp8_scaling: dynamic\nfp8_amax_window: 1\nuse_fp8_kv_cache: true\n"
+        "fp8_all_gather: true\nnested:\n  float8_thing: 3\n"
+    )
+    (record,) = sites(text)
+    assert record.framework is Framework.UNIDENTIFIED
+    assert [n.key for n in record.notes] == [
+        "fp8",
+        "fp8_scaling",
+        "fp8_amax_window",
+        "use_fp8_kv_cache",
+        "fp8_all_gather",
+        "nested.float8_thing",
+    ]
+    (d,) = lint("x.yaml", text)
+    assert d.code == "FP8406" and d.severity.value == "info" and d.fix is None
+    assert (d.line, d.column) == (3, 1)
+    assert "`fp8`, `fp8_scaling`, `fp8_amax_window`, `use_fp8_kv_cache` and 2 more" in d.message
 
 
 def test_yaml_cfg_reads_model_parallel_sibling() -> None:
@@ -206,3 +232,24 @@ def test_fixes_write_where_a_copied_value_is_defined_and_never_silently_over_a_f
     assert d.fix is not None and d.fix.applicability.value == "unsafe"
     safe = fix_text("m.yaml", computed, "yaml", RunSettings(), False)
     assert "${multiply:1,1}" in safe.text
+
+
+def test_show_lists_no_site_for_unidentified_keys(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from ..conftest import run_cli
+
+    (tmp_path / "t.yaml").write_text("trainer:\n  enable_fp8: true\n")
+    r = run_cli("show", "--output-format", "json", "t.yaml", cwd=tmp_path)
+    assert r.returncode == 0 and r.stdout.strip() == "[]"
+    r = run_cli("check", "--output-format", "json", "--exit-zero", "t.yaml", cwd=tmp_path)
+    assert [d["code"] for d in __import__("json").loads(r.stdout)] == ["FP8406"]
+
+
+def test_a_boolean_fp8_switch_is_not_a_megatron_transformer_config() -> None:
+    # Megatron's `fp8` is a format or null; `fp8: true` beside `fp8_margin` is another stack's
+    # switch (it used to get Megatron's FP8101 and an FP8401 error, with a fix)
+    text = "trainer:\n  quantization:\n    fp8: true\n    fp8_margin: 0\n"
+    (record,) = sites(text)
+    assert record.framework is Framework.UNIDENTIFIED
+    assert [d.code for d in lint("x.yaml", text)] == ["FP8406"]
+    (site,) = sites(text.replace("fp8: true", "fp8: hybrid"))
+    assert site.framework is Framework.MEGATRON and site.is_on

@@ -98,6 +98,7 @@ def apply_rules(sites: list[Fp8Site], settings: RunSettings, file: SourceFile) -
     if not sites:
         return []
     from fp8lint.frameworks.writer import plan_to_fix
+    from fp8lint.model import Framework
     from fp8lint.rules import all_rules
 
     out: list[Diagnostic] = []
@@ -108,6 +109,8 @@ def apply_rules(sites: list[Fp8Site], settings: RunSettings, file: SourceFile) -
         options = rule_cls.option_defaults()
         options.update(settings.options.get(rule_cls.code, {}))
         for index, site in enumerate(sites):
+            if site.framework is Framework.UNIDENTIFIED and not rule_cls.reads_unidentified:
+                continue  # keys of an unidentified family: no rule but FP8406 reads them
             for f in rule.check(site, options):
                 fix = plan_to_fix(file, site, index, f.fix) if f.fix is not None else None
                 d = _diagnostic(rule, f, fix, file)

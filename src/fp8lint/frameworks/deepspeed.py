@@ -9,21 +9,31 @@ comes from Accelerate + Transformer Engine or from MS-AMP, whose patched DeepSpe
 from __future__ import annotations
 
 from fp8lint.documents.text import SourceFile
-from fp8lint.documents.tree import Document
+from fp8lint.documents.tree import Document, Node
 from fp8lint.frameworks.base import default, invalid_note, written
 from fp8lint.frameworks.transformer_config import as_bool
 from fp8lint.frameworks.tree_args import args_of_map, edit_info
 from fp8lint.model import Fp8Site, Framework, Recipe, Setting, SourceNote
 
-_DS_KEYS = {
-    "train_batch_size",
-    "train_micro_batch_size_per_gpu",
-    "gradient_accumulation_steps",
-    "zero_optimization",
-    "fp16",
-    "bf16",
-    "msamp",
-}
+# Keys only a DeepSpeed config has at its top level (microsoft/DeepSpeed
+# `deepspeed/runtime/config.py`, `constants.py`); `fp16`, `bf16` and `amp` count only as
+# sections (`"bf16": {"enabled": true}`), since Hugging Face / LLaMA-Factory / axolotl
+# configs write them as plain booleans.
+_DS_KEYS = frozenset(
+    {
+        "train_batch_size",
+        "train_micro_batch_size_per_gpu",
+        "zero_optimization",
+        "steps_per_print",
+        "wall_clock_breakdown",
+        "zero_allow_untested_optimizer",
+        "gradient_clipping",
+        "prescale_gradients",
+        "communication_data_type",
+    }
+)
+_DS_SECTIONS = frozenset({"fp16", "bf16", "amp", "msamp", "optimizer", "scheduler"})
+# a training config that names a DeepSpeed file (`deepspeed: ds_z3.json`) is not one
 OPT_LEVELS = ("O1", "O2", "O3")
 NO_FP8_KEY = (
     "DeepSpeed has no FP8 setting: its precision sections are `fp16`, `bf16` and `amp`, so "
@@ -32,12 +42,32 @@ NO_FP8_KEY = (
 )
 
 
+def is_deepspeed_config(root: Node) -> bool:
+    """Positive identification: DeepSpeed's own structure, not keys other trainers share.
+
+    An MS-AMP `msamp` section, or two of DeepSpeed's own keys / sections (`zero_optimization`,
+    `train_micro_batch_size_per_gpu`, `"bf16": {...}`, ...).  `gradient_accumulation_steps`
+    and a boolean `bf16: true` are Hugging Face Trainer keys too, and a `deepspeed:` key
+    (a path to the DeepSpeed file) marks a launcher config, so neither counts."""
+    if "deepspeed" in set(root.keys()):
+        return False
+    own = 0
+    for key, value in root.items():
+        name = key.raw
+        if name is None:
+            continue
+        if name == "msamp" and value.deref().is_map:
+            return True
+        if name in _DS_KEYS or (name in _DS_SECTIONS and value.deref().is_map):
+            own += 1
+    return own >= 2
+
+
 def from_tree(file: SourceFile, doc: Document) -> list[Fp8Site]:
     root = doc.root
     if root is None or not root.is_map:
         return []
-    keys = set(root.keys())
-    if len(keys & _DS_KEYS) < 2 and "msamp" not in keys:
+    if not is_deepspeed_config(root):
         return []
     notes = [
         SourceNote.model_construct(

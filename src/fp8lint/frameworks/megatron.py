@@ -111,7 +111,12 @@ def from_model_args(file: SourceFile, doc: Document) -> list[Fp8Site]:
 
 
 def _is_transformer_config(node: Node) -> bool:
+    """A mapping of TransformerConfig fields: `fp8` (a format string or null, never a
+    boolean `true`: that is another stack's switch) beside a delayed-scaling field."""
     keys = set(node.keys())
+    pair = node.get("fp8")
+    if pair is not None and pair[1].deref().kind == "scalar" and pair[1].deref().value is True:
+        return False
     return (
         "fp8" in keys
         and any(
@@ -173,8 +178,48 @@ def from_transformer_config(file: SourceFile, doc: Document) -> list[Fp8Site]:
         else:
             span = file.span_of(mapping)
         profile = replace(profile, edit=edit_info(file, doc, mapping, MODEL_TO_CONFIG))
-        sites.append(build_site(fields, profile, file.path, span))
+        switch = _switch(file, root, path, "enabled")
+        checkpointing = _switch(file, root, path, "activation_checkpointing")
+        if checkpointing is not None:
+            fields = _recompute(fields, checkpointing)
+        sites.append(build_site(fields, profile, file.path, span, switch=switch))
     return sites
+
+
+def _switch(file: SourceFile, root: Node, path: tuple[str, ...], key: str) -> Arg | None:
+    """The on/off `key` that governs the block at `path`: on the block itself or on a
+    mapping above it (NeMo-RL's `policy.megatron_cfg.enabled` over
+    `policy.megatron_cfg.fp8_cfg.enabled`).  The innermost `false` wins over everything (any
+    switch off above a block turns it off); else an unreadable one, else the innermost."""
+    from fp8lint.frameworks.tree_args import lookup
+
+    found: list[Arg] = []
+    for depth in range(len(path), 0, -1):
+        node = lookup(root, list(path[:depth]))
+        if node is None or not node.is_map or node.deref().get(key) is None:
+            continue
+        at = path[:depth]
+        arg = args_of_map(file, root, at, node.deref(), ".".join(at) + ".{key}").get(key)
+        if arg is not None:
+            found.append(arg)
+    for arg in found:
+        if arg.known and as_bool(arg.value) is False:
+            return arg
+    return next((a for a in found if not a.known), found[0] if found else None)
+
+
+def _recompute(fields: dict[str, Arg], checkpointing: Arg) -> dict[str, Arg]:
+    """NeMo-RL's `activation_checkpointing`: when true, Megatron recompute with the block's
+    `recompute_granularity` (default `full`); when false, no recompute at all (NeMo-RL
+    `models/policy/workers/megatron_policy_worker.py` sets the granularity only when on)."""
+    out = dict(fields)
+    if not checkpointing.known:
+        out["recompute_granularity"] = replace(checkpointing, value=None)
+    elif as_bool(checkpointing.value) is False:
+        out.pop("recompute_granularity", None)
+    elif "recompute_granularity" not in out:
+        out["recompute_granularity"] = replace(checkpointing, value="full")
+    return out
 
 
 def _parent(root: Node, path: tuple[str, ...]) -> Node | None:

@@ -36,6 +36,7 @@ SITE_NAMES = re.compile(
 # Definitions that mention none of these are left out of the parse (`documents.python.prune`).
 RELEVANT = re.compile(
     SITE_NAMES.pattern + r"|\b(?:fp8_autocast|autocast|checkpoint|checkpoint_sequential|Linear|"
+    r"gradient_checkpointing|gradient_checkpointing_enable|"
     r"LayerNormLinear|MegatronStrategy|Float8LinearConfig)\b"
 )
 
@@ -82,15 +83,19 @@ def _sites(file: SourceFile) -> list[Fp8Site]:
 
     topology = nemo2.topology(ctx, [t for t in targets if t.name == nemo2.STRATEGY_CLASS])
     recipes = {id(t.call): t for t in targets if t.name in te.CLASSES}
-    links, unlinked = te.autocast_links(
-        ctx, [t for t in targets if t.name in te.AUTOCASTS], recipes
-    )
+    autocasts = [t for t in targets if t.name in te.AUTOCASTS]
+    links, unlinked = te.autocast_links(ctx, autocasts, recipes)
+    switched_off = te.autocast_switches(ctx, autocasts, recipes)
     out: list[Fp8Site] = []
     for tgt in targets:
         if tgt.name in te.CLASSES:
             site = te.recipe_site(ctx, tgt)
             scope = te.amax_scope(ctx, tgt.call, links.get(id(tgt.call), []), unlinked)
-            out.append(site.model_copy(update={"amax_scope": scope}))
+            update: dict[str, object] = {"amax_scope": scope}
+            off = switched_off.get(id(tgt.call))
+            if off is not None:  # every autocast with this recipe is `enabled=False`
+                update.update(enabled=off, enable_span=off.span)
+            out.append(site.model_copy(update=update))
         elif tgt.name == nemo2.NEMO2_CLASS:
             out.append(nemo2.mixed_precision_site(ctx, tgt, nemo2.NEMO2_PROFILE, topology))
         elif tgt.name == bridge.BRIDGE_CLASS:

@@ -10,6 +10,7 @@ import re
 
 from fp8lint.documents.text import ParseError, Reader, SourceFile
 from fp8lint.documents.tree import Document, Node, TreeError, load_json, load_yaml, walk
+from fp8lint.frameworks import unidentified
 from fp8lint.frameworks.trees import sites_of
 from fp8lint.model import Fp8Site
 
@@ -68,7 +69,8 @@ def parse_yaml(file: SourceFile, reader: Reader) -> list[Fp8Site]:
             continue
         merged = Document(root=root, index=doc.index, start=doc.start, syntax=doc.syntax)
         sites.extend(s.model_copy(update={"layers": layers}) for s in sites_of(file, [merged]))
-    return sites + script_snippets(file, docs, reader)
+    sites += script_snippets(file, docs, reader)
+    return sites or unidentified.from_docs(file, docs)
 
 
 def parse_json(file: SourceFile) -> list[Fp8Site]:
@@ -76,7 +78,7 @@ def parse_json(file: SourceFile) -> list[Fp8Site]:
         docs = load_json(file.text)
     except TreeError as exc:
         raise ParseError(exc.message, exc.line, exc.column) from None
-    return sites_of(file, docs)
+    return sites_of(file, docs) or unidentified.from_docs(file, docs)
 
 
 def parse_toml(file: SourceFile) -> list[Fp8Site]:

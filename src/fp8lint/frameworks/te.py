@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     import libcst as cst
 
     from fp8lint.frameworks.python_args import CallArg, Context, Target, Val
+    from fp8lint.frameworks.python_reach import Condition
 
 TE = "Transformer Engine"
 
@@ -112,6 +113,10 @@ TORCH_CHECKPOINTS = frozenset(
 )
 _TORCH_CHECKPOINT_NOTE = (
     "activation recompute through torch.utils.checkpoint, outside TE's own te.checkpoint"
+)
+_HF_NOTE = (
+    "Hugging Face gradient checkpointing: activation recompute through "
+    "torch.utils.checkpoint, outside TE's own te.checkpoint"
 )
 # a TE linear assigned to one of these names is the output head (`self.lm_head = te.Linear(...)`)
 HEAD_TARGETS = frozenset({"lm_head", "output_layer", "output", "head", "output_proj"})
@@ -335,6 +340,52 @@ def autocast_links(
     return links, unlinked
 
 
+def autocast_switches(
+    ctx: Context, autocasts: list[Target], recipes: dict[int, Target]
+) -> dict[int, Setting[Any]]:
+    """The recipes (by id of their call) that every TE autocast using them switches off
+    (`enabled=False`, or False as the first argument): nothing runs in FP8 with them, so
+    their site is dormant, pointing at the switch.  One autocast left on keeps it live."""
+    from fp8lint.frameworks.python_args import call_args
+
+    seen: dict[int, list[Setting[Any] | None]] = {}
+    for tgt in autocasts:
+        if not is_te_autocast(tgt):
+            continue
+        args = call_args(tgt.call)
+        keyed = {a.keyword: a for a in args if a.keyword is not None}
+        plain = [a for a in args if a.keyword is None and not a.star]
+        recipe_arg = next((keyed[k] for k in _RECIPE_KEYS if k in keyed), None)
+        if recipe_arg is None and len(plain) > 2:
+            recipe_arg = plain[2]
+        if recipe_arg is None:
+            continue
+        final = ctx.doc.follow(recipe_arg.value).node
+        if id(final) not in recipes:
+            continue
+        switch = keyed.get("enabled") or (plain[0] if plain else None)
+        off: Setting[Any] | None = None
+        if switch is not None:
+            ok, value = ctx.literal(ctx.doc.follow(switch.value).node)
+            if ok and value is False:
+                off = Setting[bool].model_construct(
+                    value=False,
+                    known=True,
+                    provenance="written",
+                    key="enabled",
+                    span=ctx.span(switch.value),
+                    raw=ctx.text(switch.value),
+                    entry=ctx.span(switch.node),
+                    note="every autocast that uses this recipe is switched off",
+                )
+        seen.setdefault(id(final), []).append(off)
+    return {
+        key: found[0]
+        for key, found in seen.items()
+        if found and all(f is not None for f in found) and found[0] is not None
+    }
+
+
 def _group(ctx: Context, call: cst.Call, group: CallArg | None, key: str) -> Setting[Any]:
     import libcst as cst
     import libcst.matchers as m
@@ -449,7 +500,7 @@ def module_facts(ctx: Context, sites: list[Fp8Site], te_autocast: bool) -> list[
         updates: dict[str, Setting[Any]] = {}
         if site.framework is Framework.TE:
             if recompute is not None and site.is_delayed:
-                updates["recompute_granularity"] = recompute
+                updates.update(recompute)
             if head is not None:
                 updates["output_head_fp8"] = head
         out.append(site.model_copy(update=updates) if updates else site)
@@ -463,26 +514,78 @@ def _calls_named(ctx: Context, names: frozenset[str]) -> list[cst.Call]:
     return [call for name in sorted(spelled) for call in facts.calls.get(name, [])]
 
 
-def _torch_checkpoint(ctx: Context) -> Setting[str] | None:
-    """Full recompute from the file's first `torch.utils.checkpoint.checkpoint(...)` or
-    `checkpoint_sequential(...)` call, however imported; TE's own checkpoint is not one."""
+def _torch_checkpoint(ctx: Context) -> dict[str, Setting[Any]] | None:
+    """Full recompute outside TE's own checkpoint: `torch.utils.checkpoint.checkpoint(...)`
+    or `checkpoint_sequential(...)` however imported, Hugging Face's
+    `model.gradient_checkpointing_enable()` and `gradient_checkpointing=True` (both run
+    torch's checkpoint), with the condition each runs under.  The first that runs
+    unconditionally or behind a launch option is the one reported; one that nothing in the
+    file can reach only when there is no other."""
+    import libcst as cst
+
+    from fp8lint.frameworks.python_reach import condition, switch_phrase
+
     names = frozenset({"checkpoint", "checkpoint_sequential"})
-    found = [
-        call.func
+    found: list[tuple[cst.CSTNode, str, str, Condition]] = [
+        (call.func, "torch.utils.checkpoint", _TORCH_CHECKPOINT_NOTE, condition(ctx, call))
         for call in _calls_named(ctx, names)
         if ctx.imported_from(call.func) in TORCH_CHECKPOINTS
     ]
+    for call in ctx.facts.calls.get("gradient_checkpointing_enable", []):
+        if isinstance(call.func, cst.Attribute):
+            found.append(
+                (call.func, "gradient_checkpointing_enable()", _HF_NOTE, condition(ctx, call))
+            )
+    for calls in ctx.facts.calls.values():
+        for call in calls:
+            for arg in call.args:
+                if arg.keyword is None or arg.keyword.value != "gradient_checkpointing":
+                    continue
+                ok, value = ctx.literal(ctx.doc.follow(arg.value).node)
+                where = condition(ctx, call)
+                if ok and value is not True:
+                    continue
+                if not ok:
+                    switch = switch_phrase(ctx, arg.value)
+                    where = _both(where, switch)
+                found.append((arg, "gradient_checkpointing=True", _HF_NOTE, where))
     if not found:
         return None
-    first = min(found, key=ctx.doc.where)
-    return Setting[str].model_construct(
-        value="full",
-        known=True,
-        provenance="written",
-        key="torch.utils.checkpoint",
-        span=ctx.span(first),
-        note=_TORCH_CHECKPOINT_NOTE,
-    )
+    found.sort(key=lambda f: ctx.doc.where(f[0]))
+    rank = {True: 0, None: 1, False: 2}
+    node, key, note, where = min(found, key=lambda f: rank[f[3].reachable])
+    out: dict[str, Setting[Any]] = {
+        "recompute_granularity": Setting[str].model_construct(
+            value="full",
+            known=True,
+            provenance="written",
+            key=key,
+            span=ctx.span(node),
+            note=note,
+        )
+    }
+    if where.phrase is not None:
+        out["recompute_condition"] = Setting[str].model_construct(
+            value=where.phrase, known=True, provenance="derived", key=key, span=where.span
+        )
+        out["recompute_reachable"] = Setting[bool].model_construct(
+            value=where.reachable,
+            known=where.reachable is not None,
+            provenance="derived",
+            key=key,
+            span=where.span,
+        )
+    return out
+
+
+def _both(outer: Condition, inner: Condition) -> Condition:
+    """Two conditions that must both hold."""
+    from fp8lint.frameworks.python_reach import Condition
+
+    phrases = [p for p in (outer.phrase, inner.phrase) if p]
+    reach = [outer.reachable, inner.reachable]
+    reachable = False if False in reach else (None if None in reach else True)
+    return Condition(" and ".join(phrases) or None, reachable, outer.span or inner.span)
 
 
 def _is_linear(ctx: Context, callee: cst.CSTNode) -> bool:

@@ -170,8 +170,11 @@ def build_site(
     enabled: Setting[bool] | None = None,
     fmt: Setting[Fp8Format] | None = None,
     notes: list[SourceNote] | None = None,
+    switch: Arg | None = None,
 ) -> Fp8Site:
-    """An `Fp8Site` from TransformerConfig-named fields; missing fields take the defaults."""
+    """An `Fp8Site` from TransformerConfig-named fields; missing fields take the defaults.
+    `switch` is an on/off flag above the fields (NeMo-RL's `fp8_cfg.enabled`): written off,
+    it makes the block dormant whatever `fp8` says; unreadable, FP8 is unknown."""
     invalid: list[SourceNote] = []
     site_notes = list(notes or [])
     values: dict[str, Setting[Any]] = {}
@@ -206,6 +209,10 @@ def build_site(
             fmt = Setting[Fp8Format].model_construct(
                 known=False, span=arg.value_span, key=arg.key, provenance="written"
             )
+    if switch is not None and enabled.value is not False:
+        on = as_bool(switch.value) if switch.known else None
+        if on is not True:
+            enabled = written(switch, on)
     values["enabled"] = enabled
     values["fmt"] = fmt
     anchor = enabled.span if enabled.written else None
