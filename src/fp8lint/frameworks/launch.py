@@ -44,7 +44,7 @@ def sites_in(file: SourceFile, text: str, reader: Reader) -> list[Fp8Site]:
             sites.append(_megatron(file, command, idx))
         else:
             sites.extend(_hydra(file, command, reader))
-    return sites + shell_families.from_script(file, script, sites)
+    return sites + shell_families.from_script(file, script, sites, reader)
 
 
 def _value(word: Word) -> object:

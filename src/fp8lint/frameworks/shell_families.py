@@ -14,19 +14,19 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from fp8lint.documents.shell import Script, Word
-from fp8lint.documents.text import SourceFile
+from fp8lint.documents.text import Reader, SourceFile
 from fp8lint.model import Fp8Site
 
 CommandReader = Callable[[SourceFile, list[Word], Script], "list[Fp8Site] | None"]
-ScriptReader = Callable[[SourceFile, Script, Sequence[Fp8Site]], "list[Fp8Site]"]
+ScriptReader = Callable[[SourceFile, Script, Sequence[Fp8Site], "Reader | None"], "list[Fp8Site]"]
 
 
 def families() -> tuple[list[CommandReader], list[ScriptReader]]:
     """The family readers, in the order they are asked (the first that claims a command
     wins).  Imported here so that `launch` needs only this module."""
-    from fp8lint.frameworks import swift
+    from fp8lint.frameworks import mlperf, swift
 
-    return [swift.from_command], []
+    return [swift.from_command], [mlperf.from_script]
 
 
 def from_command(file: SourceFile, command: list[Word], script: Script) -> list[Fp8Site] | None:
@@ -39,10 +39,12 @@ def from_command(file: SourceFile, command: list[Word], script: Script) -> list[
     return None
 
 
-def from_script(file: SourceFile, script: Script, sites: Sequence[Fp8Site]) -> list[Fp8Site]:
+def from_script(
+    file: SourceFile, script: Script, sites: Sequence[Fp8Site], reader: Reader | None = None
+) -> list[Fp8Site]:
     """Sites made of a script's variables rather than of one command."""
     _, readers = families()
     out: list[Fp8Site] = []
-    for reader in readers:
-        out.extend(reader(file, script, [*sites, *out]))
+    for read in readers:
+        out.extend(read(file, script, [*sites, *out], reader))
     return out
