@@ -24,9 +24,9 @@ ScriptReader = Callable[[SourceFile, Script, Sequence[Fp8Site], "Reader | None"]
 def families() -> tuple[list[CommandReader], list[ScriptReader]]:
     """The family readers, in the order they are asked (the first that claims a command
     wins).  Imported here so that `launch` needs only this module."""
-    from fp8lint.frameworks import mlperf, swift
+    from fp8lint.frameworks import maxtext_cli, mlperf, swift
 
-    return [swift.from_command], [mlperf.from_script]
+    return [swift.from_command, maxtext_cli.from_command], [mlperf.from_script]
 
 
 def from_command(file: SourceFile, command: list[Word], script: Script) -> list[Fp8Site] | None:
