@@ -24,9 +24,14 @@ ScriptReader = Callable[[SourceFile, Script, Sequence[Fp8Site], "Reader | None"]
 def families() -> tuple[list[CommandReader], list[ScriptReader]]:
     """The family readers, in the order they are asked (the first that claims a command
     wins).  Imported here so that `launch` needs only this module."""
-    from fp8lint.frameworks import maxtext_cli, mlperf, swift
+    from fp8lint.frameworks import bridge_cli, maxtext_cli, mlperf, swift
 
-    return [swift.from_command, maxtext_cli.from_command], [mlperf.from_script]
+    commands: list[CommandReader] = [
+        bridge_cli.from_command,  # before Megatron: Bridge examples are `pretrain_*.py` too
+        swift.from_command,
+        maxtext_cli.from_command,
+    ]
+    return commands, [mlperf.from_script, bridge_cli.from_script]
 
 
 def from_command(file: SourceFile, command: list[Word], script: Script) -> list[Fp8Site] | None:
