@@ -73,14 +73,17 @@ DEFAULTS = {
 def _entry(words: Sequence[Word]) -> int | None:
     """Index of the Bridge entry point: the runner, or an example script given Bridge
     `ConfigContainer` overrides (Megatron-LM's own `pretrain_*.py` take `--flags` only)."""
+    overrides: bool | None = None  # computed once, on the first example-looking word
     for i, word in enumerate(words):
         if RUNNER.search(word.text):
             return i
-        if EXAMPLE.search(word.text) and any(
-            CONTAINER_KEY.match(w.text) or w.text.startswith("mixed_precision=")
-            for w in words[i + 1 :]
-        ):
-            if not any(w.text.startswith(("--config-name", "--config-path")) for w in words):
+        if EXAMPLE.search(word.text):
+            if overrides is None:
+                overrides = any(
+                    CONTAINER_KEY.match(w.text) or w.text.startswith("mixed_precision=")
+                    for w in words
+                ) and not any(w.text.startswith(("--config-name", "--config-path")) for w in words)
+            if overrides:
                 return i
     return None
 

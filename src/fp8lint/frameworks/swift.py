@@ -88,7 +88,7 @@ def _extra(file: SourceFile, flags: dict[str, Arg]) -> dict[str, Arg]:
             continue
         try:
             data = json.loads(arg.value)
-        except ValueError:
+        except (ValueError, RecursionError):  # not JSON, or nested past the parser's depth
             continue
         if isinstance(data, dict):
             for key, value in data.items():
