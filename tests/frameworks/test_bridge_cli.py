@@ -42,7 +42,8 @@ def test_recipe_name_carries_the_precision() -> None:
     assert site.enabled.value is True and site.recipe.value is Recipe.TENSORWISE
     assert site.enabled.span is not None
     assert (site.enabled.span.line, site.enabled.span.column) == (3, 14)  # the recipe name
-    assert site.first_last_layers_bf16.value is True
+    # benchmark recipes' `_perf_precision("fp8_cs")` turns the BF16 first/last layers off
+    assert site.first_last_layers_bf16.value is False
     assert site.tensor_parallel.value == 4
     assert site.tensor_parallel.span is not None
     assert (site.tensor_parallel.span.line, site.tensor_parallel.span.column) == (3, 65)

@@ -44,19 +44,25 @@ EXAMPLE = re.compile(r"(^|/)(pretrain|finetune)_\w+\.py$")
 OVERRIDE = re.compile(r"(?P<key>(model|mixed_precision)(\.[A-Za-z_]\w*)?)=(?P<value>.*)", re.S)
 CONTAINER_KEY = re.compile(r"(model|mixed_precision|train|optimizer|ddp|dataset|checkpoint)\.\w")
 # precision tokens of recipe names -> the preset they stand for
-NAME_TOKENS: tuple[tuple[re.Pattern[str], str | None], ...] = (
+# precision tokens of recipe names -> the preset they stand for, and what the benchmark
+# recipes' `_perf_precision` changes in it (BF16 first/last layers off for cs and ds)
+_NO_EDGES: dict[str, Any] = {"first_last_layers_bf16": False}
+NAME_TOKENS: tuple[tuple[re.Pattern[str], str, dict[str, Any]], ...] = (
     (
         re.compile(r"(^|_)(fp8cs|fp8_cs|fp8_current_scaling)(_|$)"),
         "bf16_with_fp8_current_scaling_mixed",
+        _NO_EDGES,
     ),
-    (re.compile(r"(^|_)(fp8mx|fp8_mx|mxfp8)(_|$)"), "bf16_with_mxfp8_mixed"),
+    (re.compile(r"(^|_)(fp8mx|fp8_mx|mxfp8)(_|$)"), "bf16_with_mxfp8_mixed", {}),
     (
         re.compile(r"(^|_)(fp8ds|fp8_ds|fp8_delayed_scaling)(_|$)"),
         "bf16_with_fp8_delayed_scaling_mixed",
+        _NO_EDGES,
     ),
     (
         re.compile(r"(^|_)(fp8sc|fp8_subchannel_scaling|fp8_blockwise)(_|$)"),
         "bf16_with_fp8_subchannel_scaling_mixed",
+        {},
     ),
 )
 TP_FLAGS = ("-tp", "--tensor_model_parallel_size")
@@ -97,10 +103,13 @@ def _preset(name: str) -> dict[str, Any] | None:
     return values
 
 
-def _name_preset(recipe: str) -> str | None:
-    for pattern, preset in NAME_TOKENS:
+def _name_preset(recipe: str) -> dict[str, Any] | None:
+    """The precision values a recipe's name stands for, if it names one."""
+    for pattern, preset, changes in NAME_TOKENS:
         if pattern.search(recipe):
-            return preset
+            values = _preset(preset) or {}
+            values.update(changes)
+            return values
     return None
 
 
@@ -147,9 +156,9 @@ def read(file: SourceFile, words: Sequence[Word], idx: int) -> list[Fp8Site]:
             start = (w.start + len(name) + 1) if eq else value_word.start
             arg = _arg(file, name, value_word, value, start)
             if name == "--recipe":
-                preset = _name_preset(value) if arg.known else None
-                if preset is not None:
-                    layers.append(_preset_args(_preset(preset) or {}, arg, f"recipe `{value}`"))
+                named = _name_preset(value) if arg.known else None
+                if named is not None:
+                    layers.append(_preset_args(named, arg, f"recipe `{value}`"))
                 elif arg.known and re.search(r"(^|_)(bf16|fp16)(_|$)", value):
                     layers.append({"fp8": replace(arg, value=None, note=f"recipe `{value}`")})
             else:

@@ -24,9 +24,10 @@ ScriptReader = Callable[[SourceFile, Script, Sequence[Fp8Site], "Reader | None"]
 def families() -> tuple[list[CommandReader], list[ScriptReader]]:
     """The family readers, in the order they are asked (the first that claims a command
     wins).  Imported here so that `launch` needs only this module."""
-    from fp8lint.frameworks import bridge_cli, maxtext_cli, mlperf, swift
+    from fp8lint.frameworks import bridge_cli, maxtext_cli, mlperf, perf_cli, swift
 
     commands: list[CommandReader] = [
+        perf_cli.from_command,  # NVIDIA's perf launchers: `pretrain_*.py` with NeMo's flags
         bridge_cli.from_command,  # before Megatron: Bridge examples are `pretrain_*.py` too
         swift.from_command,
         maxtext_cli.from_command,
