@@ -98,3 +98,26 @@ def test_other_megatron_words_are_not_swift() -> None:
     )
     sites = parse_file(SourceFile("x.sh", text), "shell")
     assert [s.kind for s in sites] == ["Megatron launch command (`pretrain_gpt.py`)"]
+
+
+WORKFLOW = """\
+name: sft-fp8
+on: [push]
+jobs:
+  train:
+    runs-on: [self-hosted, gpu]
+    steps:
+      - run: |
+          NPROC_PER_NODE=8 megatron sft --load Qwen3-8B-mcore \\
+            --fp8_format hybrid --fp8_amax_compute_algo most_recent
+      - run: python3 -m MaxText.train MaxText/configs/base.yml quantization=fp8
+"""
+
+
+def test_commands_in_ci_run_snippets() -> None:
+    swift, maxtext = parse_file(SourceFile("sft.yaml", WORKFLOW), "yaml")
+    assert swift.kind == "ms-swift `megatron sft` command"
+    assert swift.amax_compute_algo.span is not None
+    assert (swift.amax_compute_algo.span.line, swift.amax_compute_algo.span.column) == (9, 57)
+    assert maxtext.kind == "MaxText command line (`MaxText.train`)"
+    assert maxtext.span.line == 10

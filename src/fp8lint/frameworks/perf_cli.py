@@ -146,7 +146,8 @@ def from_command(file: SourceFile, command: list[Word], script: Script) -> list[
         fields["fp8"] = replace(dtype, known=False, value=None)
     else:
         for field, v in values.items():
-            fields[field] = replace(at, value=v, raw=str(v), note=f"from {how}")
+            source = dtype if field == "fp8" else at  # FP8 itself is turned on by the dtype
+            fields[field] = replace(source, value=v, raw=str(v), note=f"from {how}")
     first, last = command[0], command[-1]
     span = file.span_of_indices(first.start, max(last.end, first.end))
     kind = f"NVIDIA performance launcher (`{os.path.basename(command[idx].text)}`)"
