@@ -62,3 +62,13 @@ def test_unknown_dtype_is_unknown_not_guessed() -> None:
     text = "python scripts/performance/setup_experiment.py -c $DTYPE -tp 2\n"
     (site,) = parse_file(SourceFile("u.sh", text), "shell")
     assert site.enabled.known is False
+
+
+def test_perf_run_recipe_is_read_by_its_recipe_name() -> None:
+    text = (
+        "python scripts/performance/run_recipe.py "
+        "--recipe llama3_8b_pretrain_8gpu_h100_fp8cs_config -tp 1\n"
+    )
+    (site,) = parse_file(SourceFile("r.sh", text), "shell")
+    assert site.kind == "Megatron-Bridge launch (`run_recipe.py`)"
+    assert site.recipe.value is Recipe.TENSORWISE

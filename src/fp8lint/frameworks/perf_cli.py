@@ -39,6 +39,7 @@ from fp8lint.frameworks.transformer_config import build_site
 from fp8lint.model import Fp8Site
 
 ENTRY = re.compile(r"(^|[/.])performance[/.]([\w]+[/.])?\w+(\.py)?$")
+RUN_RECIPE = re.compile(r"(^|/)run_recipe\.py$")
 NO_BF16_EDGES = {"first_last_layers_bf16": False}
 # NeMo 2: --fp8_recipe -> (preset, changes)
 NEMO_RECIPES: dict[str, tuple[str, dict[str, Any]]] = {
@@ -77,6 +78,8 @@ TOPOLOGY: dict[str, str] = {
 
 def _entry(command: list[Word]) -> int | None:
     for i, word in enumerate(command):
+        if RUN_RECIPE.search(word.text):
+            return None  # `--recipe NAME KEY=VALUE`: read by `bridge_cli`
         if ENTRY.search(word.text) and "scripts" in word.text:
             return i
     return None
