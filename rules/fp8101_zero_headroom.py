@@ -45,6 +45,12 @@ class ZeroHeadroom(Rule):
             "from transformer_engine.common.recipe import DelayedScaling\nr = DelayedScaling()\n",
         ),
         Example("margin.yaml", "MODEL_ARGS:\n  --fp8-format: hybrid\n  --fp8-margin: 1\n"),
+        # ms-swift's own defaults are history 1024 with max
+        Example("swift_sft.sh", "megatron sft --load m --fp8_format hybrid\n"),
+        Example(
+            "maxtext.sh",
+            "python3 -m MaxText.train MaxText/configs/base.yml quantization=nanoo_fp8\n",
+        ),
     )
     invalid = (
         Example(
@@ -86,6 +92,15 @@ class ZeroHeadroom(Rule):
                 '{"mixed_precision": "fp8",\n'
                 ' "fp8_config": {"backend": "TE", "amax_history_len": 1024,'
                 ' "amax_compute_algo": "max"}}\n'
+            ),
+        ),
+        Example(
+            "swift_pt.sh",
+            "megatron pt --fp8_format hybrid --fp8_amax_compute_algo most_recent\n",
+            lines=(1,),
+            fixed=(
+                "megatron pt --fp8_format hybrid --fp8_amax_compute_algo max"
+                " --fp8_amax_history_len 1024\n"
             ),
         ),
     )

@@ -32,13 +32,19 @@ def sites_in(file: SourceFile, text: str, reader: Reader) -> list[Fp8Site]:
     `run:` snippet is passed as the file's text with everything else blanked out)."""
     script = parse(text)
     sites: list[Fp8Site] = []
+    from fp8lint.frameworks import shell_families
+
     for command in script.commands:
+        claimed = shell_families.from_command(file, command, script)
+        if claimed is not None:  # a family of `shell_families` owns this command
+            sites.extend(claimed)
+            continue
         idx = next((i for i, w in enumerate(command) if MEGATRON_SCRIPT.search(w.text)), None)
         if idx is not None:
             sites.append(_megatron(file, command, idx))
         else:
             sites.extend(_hydra(file, command, reader))
-    return sites
+    return sites + shell_families.from_script(file, script, sites, reader)
 
 
 def _value(word: Word) -> object:

@@ -15,7 +15,11 @@ from fp8lint.frameworks.trees import sites_of
 from fp8lint.model import Fp8Site
 
 SCRIPT_KEYS = ("script", "run", "command", "cmd", "before_script", "entrypoint")
-_LAUNCH = re.compile(r"pretrain_\w+\.py|train\.py|--config-name|training=")
+_LAUNCH = re.compile(
+    r"pretrain_\w+\.py|train\.py|--config-name|training="
+    # the families of `shell_families`: ms-swift, MaxText, Megatron-Bridge, NVIDIA perf
+    r"|megatron (sft|pt|rlhf)\b|MaxText\.train|pre_train\.train|run_recipe\.py|performance[/.]"
+)
 
 
 def script_snippets(file: SourceFile, docs: list[Document], reader: Reader) -> list[Fp8Site]:
