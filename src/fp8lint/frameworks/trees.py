@@ -7,7 +7,7 @@ from collections.abc import Callable
 
 from fp8lint.documents.text import SourceFile
 from fp8lint.documents.tree import Document
-from fp8lint.frameworks import accelerate, deepspeed, megatron, nemo1
+from fp8lint.frameworks import accelerate, automodel, deepspeed, megatron, nemo1
 from fp8lint.model import Fp8Site
 
 Recognizer = Callable[[SourceFile, Document], list[Fp8Site]]
@@ -17,6 +17,7 @@ RECOGNIZERS: tuple[Recognizer, ...] = (
     megatron.from_model_args,
     nemo1.from_tree,
     accelerate.from_tree,
+    automodel.from_tree,
     deepspeed.from_tree,
     megatron.from_transformer_config,
 )
