@@ -117,6 +117,9 @@ class Framework(str, Enum):
     ACCELERATE = "accelerate"
     DEEPSPEED_MSAMP = "deepspeed-msamp"
     TORCHAO = "torchao"
+    LEVANTER = "levanter"
+    NANOTRON = "nanotron"
+    MAXTEXT = "maxtext"
 
 
 FRAMEWORK_LABEL: dict[Framework, str] = {
@@ -128,6 +131,9 @@ FRAMEWORK_LABEL: dict[Framework, str] = {
     Framework.ACCELERATE: "Accelerate",
     Framework.DEEPSPEED_MSAMP: "DeepSpeed + MS-AMP",
     Framework.TORCHAO: "torchao",
+    Framework.LEVANTER: "Levanter (haliax)",
+    Framework.NANOTRON: "nanotron",
+    Framework.MAXTEXT: "MaxText",
 }
 
 
