@@ -7,7 +7,7 @@ from collections.abc import Callable
 
 from fp8lint.documents.text import SourceFile
 from fp8lint.documents.tree import Document
-from fp8lint.frameworks import accelerate, automodel, deepspeed, levanter, megatron, nemo1
+from fp8lint.frameworks import accelerate, automodel, deepspeed, levanter, megatron, nemo1, primus
 from fp8lint.model import Fp8Site
 
 Recognizer = Callable[[SourceFile, Document], list[Fp8Site]]
@@ -19,6 +19,7 @@ RECOGNIZERS: tuple[Recognizer, ...] = (
     accelerate.from_tree,
     automodel.from_tree,
     levanter.from_tree,
+    primus.from_tree,
     deepspeed.from_tree,
     megatron.from_transformer_config,
 )
