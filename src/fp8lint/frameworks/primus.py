@@ -22,6 +22,7 @@ Values written as `${VAR:default}` are filled from the environment by Primus: un
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
@@ -45,6 +46,13 @@ PRIMUS_DEFAULTS: dict[str, Any] = {
     "fp8_amax_compute_algo": "max",
     "sequence_parallel": True,
 }
+
+
+def _speller(prefix: str) -> Callable[[str], str]:
+    def spell(name: str) -> str:
+        return f"{prefix}.{name}"
+
+    return spell
 
 
 def from_tree(file: SourceFile, doc: Document) -> list[Fp8Site]:
@@ -82,7 +90,7 @@ def from_tree(file: SourceFile, doc: Document) -> list[Fp8Site]:
             framework=Framework.MEGATRON,
             label=f"{LABEL} base configs",
             defaults=PRIMUS_DEFAULTS,
-            spell=lambda name, prefix=prefix: f"{prefix}.{name}",
+            spell=_speller(prefix),
             kind=f"AMD Primus `{key.raw}` Megatron overrides",
             edit=edit_info(file, doc, overrides[1], MODEL_TO_CONFIG),
         )
