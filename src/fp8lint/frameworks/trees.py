@@ -7,7 +7,16 @@ from collections.abc import Callable
 
 from fp8lint.documents.text import SourceFile
 from fp8lint.documents.tree import Document
-from fp8lint.frameworks import accelerate, automodel, deepspeed, levanter, megatron, nemo1, primus
+from fp8lint.frameworks import (
+    accelerate,
+    automodel,
+    deepspeed,
+    levanter,
+    megatron,
+    nemo1,
+    primus,
+    te_debug,
+)
 from fp8lint.model import Fp8Site
 
 Recognizer = Callable[[SourceFile, Document], list[Fp8Site]]
@@ -20,6 +29,7 @@ RECOGNIZERS: tuple[Recognizer, ...] = (
     automodel.from_tree,
     levanter.from_tree,
     primus.from_tree,
+    te_debug.from_tree,
     deepspeed.from_tree,
     megatron.from_transformer_config,
 )
