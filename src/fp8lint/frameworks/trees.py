@@ -14,6 +14,7 @@ from fp8lint.frameworks import (
     levanter,
     megatron,
     nemo1,
+    nemo_rl,
     primus,
     te_debug,
 )
@@ -29,6 +30,7 @@ RECOGNIZERS: tuple[Recognizer, ...] = (
     automodel.from_tree,
     levanter.from_tree,
     primus.from_tree,
+    nemo_rl.from_tree,
     te_debug.from_tree,
     deepspeed.from_tree,
     megatron.from_transformer_config,
