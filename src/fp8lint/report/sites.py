@@ -42,9 +42,11 @@ def render_sites(path: str, sites: list[Fp8Site]) -> str:
             extra = f" - {setting.note}" if setting.note else ""
             out.append(f"    {name:28} {shown!s:14} {origin}{extra}")
         for o in site.precision_overrides:
-            what = ", ".join(o.gemms) if o.gemms else "every GEMM"
-            if o.tensors:
-                what += f" ({', '.join(o.tensors)})"
+            what, tensors = ", ".join(o.gemms), ", ".join(o.tensors)
+            if what and tensors:
+                what = f"{what} ({tensors})"
+            elif not what:
+                what = tensors or "every GEMM"
             state = "" if o.enabled else " [disabled]"
             out.append(
                 f"    precision {o.span.line}:{o.span.column} {o.feature}: {o.layers}: "
