@@ -71,3 +71,15 @@ def test_corpus_example_is_a_site_and_quiet(corpus: Path) -> None:
     assert site.is_on and site.is_delayed and site.amax_history_len.value == 1024
     loud = [d for d in lint(file.name, text) if d.severity.value in ("warning", "error")]
     assert loud == []
+
+
+def test_maxtext_module_overrides_use_maxtext_keys() -> None:
+    text = (
+        "modules:\n  pre_trainer:\n    framework: maxtext\n    config: pre_trainer.yaml\n"
+        "    overrides:\n      ici_tensor_parallelism: 1\n      quantization: nanoo_fp8\n"
+    )
+    (site,) = sites(text)
+    assert site.framework is Framework.MAXTEXT and "Primus" in site.kind
+    assert site.is_on and site.recipe.value is Recipe.DELAYED
+    assert site.enabled.span is not None and site.enabled.span.line == 7
+    assert site.tensor_parallel.value == 1

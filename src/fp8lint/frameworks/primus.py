@@ -18,6 +18,7 @@ once, as Primus' defaults (AMD-AGI/Primus @fd1eeabb):
 
 The MLP kind (`swiglu`) comes from the model file, which is not read: it stays unknown.
 Values written as `${VAR:default}` are filled from the environment by Primus: unknown here.
+A module with `framework: maxtext` is read with MaxText's keys (`frameworks/maxtext.py`).
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from typing import Any
 
 from fp8lint.documents.text import SourceFile
 from fp8lint.documents.tree import Document
+from fp8lint.frameworks import maxtext
 from fp8lint.frameworks.base import Arg
 from fp8lint.frameworks.megatron import fields_from_flags
 from fp8lint.frameworks.transformer_config import (
@@ -68,9 +70,8 @@ def from_tree(file: SourceFile, doc: Document) -> list[Fp8Site]:
             continue
         framework = module.deref().get("framework")
         overrides = module.deref().get("overrides")
-        if framework is None or str(framework[1].deref().value).lower() != "megatron":
-            continue
-        if overrides is None or not overrides[1].is_map:
+        kind = str(framework[1].deref().value).lower() if framework is not None else ""
+        if kind not in ("megatron", "maxtext") or overrides is None or not overrides[1].is_map:
             continue
         prefix = f"modules.{key.raw}.overrides"
         written = args_of_map(
@@ -86,6 +87,13 @@ def from_tree(file: SourceFile, doc: Document) -> list[Fp8Site]:
             if isinstance(arg.value, str) and "${" in arg.value:
                 arg = replace(arg, known=False, note=f"`{arg.value}` is filled in by Primus")
             flags[name] = arg
+        span = file.span(key.start, module.end)
+        if kind == "maxtext":
+            site = maxtext.site_from_args(
+                file.path, flags, span, f"AMD Primus `{key.raw}` MaxText overrides"
+            )
+            sites.extend([site] if site is not None else [])
+            continue
         profile = Profile(
             framework=Framework.MEGATRON,
             label=f"{LABEL} base configs",
@@ -94,6 +102,5 @@ def from_tree(file: SourceFile, doc: Document) -> list[Fp8Site]:
             kind=f"AMD Primus `{key.raw}` Megatron overrides",
             edit=edit_info(file, doc, overrides[1], MODEL_TO_CONFIG),
         )
-        span = file.span(key.start, module.end)
         sites.append(build_site(fields_from_flags(flags), profile, file.path, span))
     return sites
