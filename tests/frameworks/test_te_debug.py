@@ -95,3 +95,53 @@ def test_corpus_debug_configs_are_read_as_layers_and_gemms(corpus: Path) -> None
         ("PerTensorScaling", layers, ("fprop",), ("activation", "weight"), current),
         ("PerTensorScaling", layers, ("dgrad",), ("gradient",), current),
     ]
+
+
+PRECISION_CONFIG = """\
+configs:
+  bf16:
+    transformer_engine_config_type: "TEQuantizationParams"
+    training_recipe: {}
+  mxfp8_evaluate_bf16:
+    transformer_engine_config_type: "TEQuantizationParams"
+    training_recipe:
+      fp8_quantization_recipe: "mxfp8"
+    evaluation_recipe: {}
+matchers:
+  attn_qkv_bf16:
+    config: "bf16"
+    type: "glob"
+    pattern: "*.linear_qkv"
+    enabled: true
+  mamba_outproj_mxfp8:
+    config: "mxfp8_evaluate_bf16"
+    type: "glob"
+    pattern: "*mixer.out_proj"
+    enabled: false
+"""
+
+
+def test_megatron_precision_config_matchers_in_order() -> None:
+    (site,) = sites(PRECISION_CONFIG)
+    assert site.framework is Framework.MEGATRON and "te-precision-config-file" in site.kind
+    assert [
+        (o.feature, o.layers, o.precision, o.enabled, o.span.line) for o in site.precision_overrides
+    ] == [
+        ("attn_qkv_bf16", "glob: *.linear_qkv", "high precision (BF16)", True, 11),
+        (
+            "mamba_outproj_mxfp8",
+            "glob: *mixer.out_proj",
+            "FP8 mxfp8 (e4m3); evaluation: high precision (BF16)",
+            False,
+            16,
+        ),
+    ]
+    assert lint("te_quant.yaml", PRECISION_CONFIG) == []
+
+
+def test_megatron_precision_config_rejections_are_fp8401() -> None:
+    text = PRECISION_CONFIG.replace('"mxfp8"', '"delayed"').replace(
+        'config: "bf16"', 'config: "fp16"'
+    )
+    found = [(d.code, d.line) for d in lint("te_quant.yaml", text)]
+    assert found == [("FP8401", 8), ("FP8401", 12)]

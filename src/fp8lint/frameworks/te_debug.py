@@ -184,3 +184,174 @@ def from_tree(file: SourceFile, doc: Document) -> list[Fp8Site]:
             )
         )
     return sites
+
+
+# ----------------------------------------------------- Megatron `--te-precision-config-file`
+#
+# `configs:` names TE recipes (`transformer_engine_config_type: TEQuantizationParams`, a
+# `training_recipe` and an optional `evaluation_recipe`, each a `TEQuantizationRecipe`:
+# `fp8_quantization_recipe` tensorwise|blockwise|mxfp8|custom, `fp4_quantization_recipe`
+# nvfp4|custom, `fp8_format`, `custom_recipe_factory`, `override_quantized_autocast`,
+# `override_nonquantized_autocast`, `tp_only_amax_red`, `fp8_param`, `fp4_param`; an empty
+# recipe is BF16); `matchers:` are ordered glob patterns on module names that pick a config.
+# Megatron rejects `delayed`, FP8 and FP4 together, a custom recipe without a factory and
+# unknown keys (NVIDIA/Megatron-LM `megatron/core/extensions/transformer_engine.py`,
+# `TransformerEngineMixedPrecision.md` @d98e8a64).
+
+RECIPE_KEYS = frozenset(
+    {
+        "fp8_quantization_recipe",
+        "fp4_quantization_recipe",
+        "custom_recipe_factory",
+        "fp8_format",
+        "override_quantized_autocast",
+        "override_nonquantized_autocast",
+        "tp_only_amax_red",
+        "fp8_param",
+        "fp4_param",
+    }
+)
+FP8_RECIPES = ("tensorwise", "blockwise", "mxfp8", "custom")
+FP4_RECIPES = ("nvfp4", "custom")
+
+
+def _invalid(file: SourceFile, key: str, node: Node, message: str) -> SourceNote:
+    return SourceNote.model_construct(
+        kind="invalid-value", key=key, span=file.span_of(node), message=message
+    )
+
+
+def _recipe_text(file: SourceFile, where: str, node: Node | None, invalid: list[SourceNote]) -> str:
+    """What one `TEQuantizationRecipe` mapping runs in, checking it as Megatron does."""
+    if node is None or not node.deref().is_map:
+        return "?"
+    node = node.deref()
+    values = {str(k.raw): v.deref() for k, v in node.items() if k.raw is not None}
+    for name, value in values.items():
+        if name not in RECIPE_KEYS:
+            invalid.append(
+                _invalid(
+                    file,
+                    f"{where}.{name}",
+                    value,
+                    f"`{name}` is not a field of Megatron's TEQuantizationRecipe; Megatron raises",
+                )
+            )
+    fp8, fp4 = values.get("fp8_quantization_recipe"), values.get("fp4_quantization_recipe")
+    if fp8 is not None and fp4 is not None:
+        invalid.append(
+            _invalid(
+                file,
+                f"{where}.fp4_quantization_recipe",
+                fp4,
+                "FP8 and FP4 recipes are mutually exclusive; Megatron raises",
+            )
+        )
+    if fp8 is not None:
+        name = str(fp8.value)
+        if name not in FP8_RECIPES:
+            why = (
+                "delayed scaling is not allowed in a per-module precision config"
+                if name == "delayed"
+                else "expected " + ", ".join(FP8_RECIPES)
+            )
+            invalid.append(
+                _invalid(
+                    file,
+                    f"{where}.fp8_quantization_recipe",
+                    fp8,
+                    f"`fp8_quantization_recipe` is {name}; {why}",
+                )
+            )
+        fmt = values.get("fp8_format")
+        return f"FP8 {name} ({fmt.raw if fmt is not None else 'e4m3'})"
+    if fp4 is not None:
+        name = str(fp4.value)
+        if name not in FP4_RECIPES:
+            invalid.append(
+                _invalid(
+                    file,
+                    f"{where}.fp4_quantization_recipe",
+                    fp4,
+                    f"`fp4_quantization_recipe` is {name}; expected nvfp4 or custom",
+                )
+            )
+        return f"FP4 {name}"
+    return "high precision (BF16)"
+
+
+def from_precision_config(file: SourceFile, doc: Document) -> list[Fp8Site]:
+    """A `--te-precision-config-file`: each enabled matcher, in order, as a precision override."""
+    root = doc.root
+    if root is None or not root.is_map:
+        return []
+    configs, matchers = root.get("configs"), root.get("matchers")
+    if configs is None or matchers is None or not configs[1].is_map or not matchers[1].is_map:
+        return []
+    named = {str(k.raw): v.deref() for k, v in configs[1].deref().items() if v.is_map}
+    if not any(v.get("transformer_engine_config_type") for v in named.values()):
+        return []
+    invalid: list[SourceNote] = []
+    texts: dict[str, str] = {}
+    for name, cfg in named.items():
+        where = f"configs.{name}"
+        text = _recipe_text(
+            file, where + ".training_recipe", _value(cfg, "training_recipe"), invalid
+        )
+        evaluation = _value(cfg, "evaluation_recipe")
+        if evaluation is not None:
+            text += "; evaluation: " + _recipe_text(
+                file, where + ".evaluation_recipe", evaluation, invalid
+            )
+        texts[name] = text
+    overrides: list[PrecisionOverride] = []
+    for key, matcher in matchers[1].deref().items():
+        m = matcher.deref()
+        if key.raw is None or not m.is_map:
+            continue
+        kind, pattern = _value(m, "type"), _value(m, "pattern")
+        config, on = _value(m, "config"), _value(m, "enabled")
+        name = str(config.value) if config is not None else ""
+        if name not in texts:
+            node = config if config is not None else m
+            invalid.append(
+                _invalid(
+                    file,
+                    f"matchers.{key.raw}.config",
+                    node,
+                    f"matcher `{key.raw}` names no config in `configs`",
+                )
+            )
+        overrides.append(
+            PrecisionOverride.model_construct(
+                feature=str(key.raw),
+                layers=f"{kind.raw if kind else 'glob'}: {pattern.raw if pattern else '?'}",
+                precision=texts.get(name, "?"),
+                enabled=as_bool(on.value) if on is not None else None,
+                span=file.span(key.start, matcher.end),
+            )
+        )
+    enabled = Setting[bool].model_construct(
+        value=True,
+        known=True,
+        provenance="derived",
+        key="matchers",
+        span=file.span_of(matchers[0]),
+        note="applies when the run passes it as --te-precision-config-file",
+    )
+    return [
+        Fp8Site.model_construct(
+            path=file.path,
+            framework=Framework.MEGATRON,
+            kind="Megatron TE precision config (--te-precision-config-file)",
+            span=file.span_of(root),
+            enabled=enabled,
+            invalid=invalid,
+            precision_overrides=overrides,
+        )
+    ]
+
+
+def _value(node: Node, key: str) -> Node | None:
+    pair = node.get(key)
+    return pair[1].deref() if pair is not None else None

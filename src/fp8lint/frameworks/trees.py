@@ -36,6 +36,7 @@ RECOGNIZERS: tuple[Recognizer, ...] = (
     nanotron.from_tree,
     maxtext.from_tree,
     te_debug.from_tree,
+    te_debug.from_precision_config,
     deepspeed.from_tree,
     megatron.from_transformer_config,
 )
