@@ -127,3 +127,25 @@ def test_corpus_recipe_is_a_site_and_quiet(corpus: Path) -> None:
     assert site.is_on and site.recipe.value is Recipe.TENSORWISE
     assert site.output_head_fp8.value is False
     assert [d for d in lint(file.name, text) if d.severity.value in ("warning", "error")] == []
+
+
+def test_fix_removes_only_the_dropped_tensorwise_switches() -> None:
+    from fp8lint.engine import fix_text
+    from fp8lint.settings import RunSettings
+
+    text = RECIPE.replace("recipe_name: tensorwise", "recipe_name: rowwise")
+    result = fix_text("recipe.yaml", text, "yaml", RunSettings(), False)
+    assert result.failure is None
+    for gone in TENSORWISE_SWITCHES:
+        assert gone not in result.text
+    # everything else of the section is kept, with its value
+    for kept in ("enabled: true", "recipe_name: rowwise", 'filter_fqns: ["lm_head"]', "emulate"):
+        assert kept in result.text
+    assert fix_text("recipe.yaml", result.text, "yaml", RunSettings(), False).fixed == []
+
+
+TENSORWISE_SWITCHES = (
+    "enable_fsdp_float8_all_gather",
+    "precompute_float8_dynamic_scale_for_fsdp",
+    "force_recompute_fp8_weight_in_bwd",
+)

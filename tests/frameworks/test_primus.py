@@ -83,3 +83,15 @@ def test_maxtext_module_overrides_use_maxtext_keys() -> None:
     assert site.is_on and site.recipe.value is Recipe.DELAYED
     assert site.enabled.span is not None and site.enabled.span.line == 7
     assert site.tensor_parallel.value == 1
+
+
+def test_fix_writes_into_the_overrides() -> None:
+    from fp8lint.engine import fix_text
+    from fp8lint.settings import RunSettings
+
+    text = EXPERIMENT + "      fp8_amax_history_len: 1\n      fp8_amax_compute_algo: most_recent\n"
+    result = fix_text("exp.yaml", text, "yaml", RunSettings(), False)
+    assert result.failure is None and [d.code for d in result.fixed] == ["FP8101"]
+    assert result.text == EXPERIMENT + (
+        "      fp8_amax_history_len: 1024\n      fp8_amax_compute_algo: max\n"
+    )
