@@ -45,7 +45,18 @@ class Fp8OutputHead(Rule):
                 "scaling: one scale for the whole logits GEMM, whose inputs carry the "
                 "model's largest outliers. Accelerate skips the first and last linear layers "
                 '"for stability reasons", torchao\'s example filters the last module, and '
-                'Megatron keeps the head in BF16 unless MXFP8. Exclude it: add "output" to '
-                "torchtitan's filter_fqns, or return False for it in torchao's module_filter_fn"
+                f"Megatron keeps the head in BF16 unless MXFP8. Exclude it: {_how(head.key)}"
             ),
         )
+
+
+def _how(key: str) -> str:
+    """How to keep the head out of FP8 in the stack whose key decided it."""
+    if key.endswith(".targets"):
+        return f'leave "lm_head" out of `{key}`'
+    if key.startswith("fp8.filter_fqns"):
+        return f'add "lm_head" to `{key}`'
+    return (
+        "add \"output\" to torchtitan's filter_fqns, or return False for it in torchao's "
+        "module_filter_fn"
+    )

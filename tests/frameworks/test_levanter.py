@@ -72,3 +72,15 @@ def test_corpus_config_is_a_site_and_quiet(corpus: Path) -> None:
     (site,) = sites(text)
     assert site.is_on and site.is_delayed and site.amax_history_len.value == 1024
     assert lint(file.name, text) == []
+
+
+def test_targets_decide_whether_the_head_is_fp8() -> None:
+    text = CONFIG.replace("    fp8: true\n", "    fp8: true\n    targets: [q_proj, lm_head]\n")
+    (site,) = sites(text)
+    assert site.output_head_fp8.value is True and site.output_head_fp8.span is not None
+    assert site.output_head_fp8.span.line == 8
+    assert [(d.code, d.line) for d in lint("levanter.yaml", text)] == [("FP8202", 8)]
+    (kept,) = sites(text.replace("q_proj, lm_head", "q_proj, k_proj"))
+    assert kept.output_head_fp8.value is False
+    (site_default,) = sites(CONFIG)
+    assert site_default.output_head_fp8.value is None  # without targets: not decided

@@ -10,7 +10,10 @@ the dot product of every `hnn.Linear` (or only those named in `targets`) for
 gradient (stanford-crfm/haliax `src/haliax/quantization.py` and `src/haliax/_src/fp8.py`
 @f41e7d40).  The scales and histories are model state updated through the gradient, so
 `gradient_checkpointing` recomputes the same values and does not update them twice:
-Levanter's recompute is not the FP8501 hazard, and it is not recorded.
+Levanter's recompute is not the FP8501 hazard, and it is not recorded.  A list of `targets`
+names the linears converted (matched on the module's own name), so the head runs in FP8 only
+when `lm_head` is listed; without `targets` every `hnn.Linear` is converted, and whether the
+model has an untied `lm_head` is not known here, so the head is left undecided.
 """
 
 from __future__ import annotations
@@ -88,6 +91,18 @@ def from_tree(file: SourceFile, doc: Document) -> list[Fp8Site]:
         )
     else:
         values["amax_history_len"] = written(hist, number)
+    targets = section.get("targets")
+    if targets is not None and targets[1].deref().kind == "seq":
+        names = [str(x.deref().value) for x in targets[1].deref().value if x.deref().is_scalar]
+        values["output_head_fp8"] = Setting[bool].model_construct(
+            value="lm_head" in names,
+            known=True,
+            provenance="written",
+            span=file.span_of(targets[1]),
+            entry=file.span(targets[0].start, targets[1].end),
+            key=prefix + ".targets",
+            note=f"targets = {names}",
+        )
     targs = args_of_map(file, root, ("trainer",), trainer, "trainer.{key}")
     tp = targs.get("model_axis_size")
     if tp is not None and tp.known and (n := as_int(tp.value)) is not None:
