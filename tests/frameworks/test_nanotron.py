@@ -90,3 +90,13 @@ def test_bfloat16_model_with_fp8_section_is_off_and_other_dtypes_are_not_read() 
     (site,) = sites(DEFAULT.replace("dtype: float8", "dtype: bfloat16"))
     assert site.enabled.value is False and site.enabled.written
     assert sites("model:\n  dtype: bfloat16\nfp8_note: none\n") == []
+
+
+def test_gradient_format_points_at_the_gradient_dtype() -> None:
+    text = module_config(16).replace(
+        "    output_grad:\n      dtype: fp8e5m2", "    output_grad:\n      dtype: fp8e4m3"
+    )
+    (site,) = sites(text)
+    assert site.fmt.value is Fp8Format.E4M3 and site.fmt.written
+    assert site.fmt.span is not None and site.fmt.span.line == 28
+    assert [(d.code, d.line) for d in lint("nanotron.yaml", text)] == [("FP8206", 28)]

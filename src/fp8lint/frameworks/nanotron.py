@@ -25,7 +25,7 @@ from typing import Any, cast
 
 from fp8lint.documents.text import SourceFile
 from fp8lint.documents.tree import Document, Node
-from fp8lint.frameworks.base import as_int, default, written
+from fp8lint.frameworks.base import Arg, as_int, default, written
 from fp8lint.frameworks.tree_args import args_of_map
 from fp8lint.model import (
     AmaxAlgo,
@@ -92,6 +92,7 @@ def from_tree(file: SourceFile, doc: Document) -> list[Fp8Site]:
     notes: list[SourceNote] = []
     windows: list[tuple[int, str, Any]] = []  # (interval, key, the Arg that wrote it)
     dtypes: dict[str, str] = {}
+    dtype_args: dict[str, Arg] = {}  # the written `dtype` that set each tensor's format
     layers = None
     if section is not None:
         pair = section[1].deref().get("model")
@@ -158,6 +159,7 @@ def from_tree(file: SourceFile, doc: Document) -> list[Fp8Site]:
                     windows.append((tint, interval_arg.key, interval_arg))
                 if tensor in JUDGED and fmt_raw in FP8_DTYPES:
                     dtypes.setdefault(tensor, FP8_DTYPES[fmt_raw])
+                    dtype_args.setdefault(tensor, targs["dtype"])
     optim = section[1].deref().get("optim") if section is not None else None
     if optim is not None and optim[1].is_map:
         for okey, ovalue in optim[1].deref().items():
@@ -189,14 +191,18 @@ def from_tree(file: SourceFile, doc: Document) -> list[Fp8Site]:
                 interval, LABEL, wkey, anchor, "FP8LM_LINEAR_RECIPE"
             )
     fwd = dtypes.get("input")
-    bwd = dtypes.get("output_grad") or dtypes.get("input_grad")
-    if fwd == "e4m3" and bwd == "e5m2":
-        values["fmt"] = default(
-            Fp8Format.HYBRID, LABEL, "fp8.model", anchor, "E4M3 inputs, E5M2 gradients"
-        )
-    elif fwd == "e4m3" and bwd == "e4m3":
-        values["fmt"] = default(
-            Fp8Format.E4M3, LABEL, "fp8.model", anchor, "E4M3 inputs and gradients"
+    grad = "output_grad" if "output_grad" in dtypes else "input_grad"
+    bwd = dtypes.get(grad)
+    site_fmt = {("e4m3", "e5m2"): Fp8Format.HYBRID, ("e4m3", "e4m3"): Fp8Format.E4M3}.get(
+        (fwd or "", bwd or "")
+    )
+    if site_fmt is not None:
+        why = f"{fwd} inputs, {bwd} gradients"
+        source = dtype_args.get(grad)
+        values["fmt"] = (
+            written(source, site_fmt, why)
+            if source is not None
+            else default(site_fmt, LABEL, "FP8LM_LINEAR_RECIPE", anchor, why)
         )
     return [
         Fp8Site.model_construct(
