@@ -38,7 +38,7 @@ def test_overrides_over_primus_base_defaults() -> None:
     # trainer_base.yaml: delayed, margin 0, history 1024, max (not Megatron's 1 / most_recent)
     assert site.recipe.value is Recipe.DELAYED and site.recipe.provenance == "default"
     assert site.amax_history_len.value == 1024
-    assert site.amax_history_len.default_of == "AMD Primus base configs"
+    assert site.amax_history_len.default_of == "AMD Primus"
     assert site.amax_compute_algo.value is AmaxAlgo.MAX and site.margin.value == 0
     assert site.tensor_parallel.value == 2 and site.tensor_parallel.span is not None
     assert site.tensor_parallel.span.line == 9

@@ -96,7 +96,7 @@ def from_tree(file: SourceFile, doc: Document) -> list[Fp8Site]:
             continue
         profile = Profile(
             framework=Framework.MEGATRON,
-            label=f"{LABEL} base configs",
+            label=LABEL,
             defaults=PRIMUS_DEFAULTS,
             spell=_speller(prefix),
             kind=f"AMD Primus `{key.raw}` Megatron overrides",
