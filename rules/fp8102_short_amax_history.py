@@ -38,6 +38,12 @@ class ShortAmaxHistory(Rule):
     )
     invalid = (
         Example(
+            "levanter.yaml",
+            "trainer:\n  quantization:\n    fp8: true\n    amax_history_length: 4\n",
+            lines=(4,),
+            fixed="trainer:\n  quantization:\n    fp8: true\n    amax_history_length: 1024\n",
+        ),
+        Example(
             "short.yaml",
             "MODEL_ARGS:\n  --fp8-format: hybrid\n  --fp8-amax-history-len: 4\n"
             "  --fp8-amax-compute-algo: max\n",

@@ -9,6 +9,7 @@ from fp8lint.diagnostics import Severity
 from fp8lint.model import Fp8Site
 from fp8lint.rule import Example, Finding, Rule, explain, where
 
+_AM = "fp8:\n  enabled: true\n  recipe_name: tensorwise\n"
 _TT = '[model]\nname = "llama3"\nconverters = ["float8"]\n\n[quantize.linear.float8]\n'
 
 
@@ -21,10 +22,15 @@ class Fp8OutputHead(Rule):
         Example("filtered.toml", _TT + 'filter_fqns = ["output"]\n'),
         Example("rowwise.toml", _TT + 'recipe_name = "rowwise"\n'),
         Example("off.toml", '[model]\nname = "llama3"\n\n[quantize.linear.float8]\n'),
+        Example("automodel.yaml", _AM + '  filter_fqns: ["lm_head"]\n'),
+        Example("automodel_rowwise.yaml", "fp8:\n  enabled: true\n  recipe_name: rowwise\n"),
+        Example("automodel_off.yaml", "fp8:\n  enabled: false\n  recipe_name: tensorwise\n"),
     )
     invalid = (
         Example("unfiltered.toml", _TT + "filter_fqns = []\n", lines=(6,)),
         Example("default.toml", _TT + "enable_fsdp_float8_all_gather = true\n", lines=(3,)),
+        Example("automodel_head.yaml", _AM + '  filter_fqns: ["self_attn.q_proj"]\n', lines=(4,)),
+        Example("automodel_default.yaml", "fp8:\n  enabled: true\n  emulate: false\n", lines=(2,)),
     )
 
     def check(self, site: Fp8Site, options: Mapping[str, Any]) -> Iterator[Finding]:
@@ -39,7 +45,18 @@ class Fp8OutputHead(Rule):
                 "scaling: one scale for the whole logits GEMM, whose inputs carry the "
                 "model's largest outliers. Accelerate skips the first and last linear layers "
                 '"for stability reasons", torchao\'s example filters the last module, and '
-                'Megatron keeps the head in BF16 unless MXFP8. Exclude it: add "output" to '
-                "torchtitan's filter_fqns, or return False for it in torchao's module_filter_fn"
+                f"Megatron keeps the head in BF16 unless MXFP8. Exclude it: {_how(head.key)}"
             ),
         )
+
+
+def _how(key: str) -> str:
+    """How to keep the head out of FP8 in the stack whose key decided it."""
+    if key.endswith(".targets"):
+        return f'leave "lm_head" out of `{key}`'
+    if key.startswith("fp8.filter_fqns"):
+        return f'add "lm_head" to `{key}`'
+    return (
+        "add \"output\" to torchtitan's filter_fqns, or return False for it in torchao's "
+        "module_filter_fn"
+    )

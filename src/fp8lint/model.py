@@ -119,6 +119,9 @@ class Framework(str, Enum):
     TORCHAO = "torchao"
     # FP8-looking keys of a file no family claims: read by FP8406 only, never fixed
     UNIDENTIFIED = "unidentified"
+    LEVANTER = "levanter"
+    NANOTRON = "nanotron"
+    MAXTEXT = "maxtext"
 
 
 FRAMEWORK_LABEL: dict[Framework, str] = {
@@ -131,6 +134,9 @@ FRAMEWORK_LABEL: dict[Framework, str] = {
     Framework.DEEPSPEED_MSAMP: "DeepSpeed + MS-AMP",
     Framework.TORCHAO: "torchao",
     Framework.UNIDENTIFIED: "unidentified family",
+    Framework.LEVANTER: "Levanter (haliax)",
+    Framework.NANOTRON: "nanotron",
+    Framework.MAXTEXT: "MaxText",
 }
 
 
@@ -305,6 +311,22 @@ class SourceNote(BaseModel):
     replacement: str | None = None
 
 
+class PrecisionOverride(BaseModel):
+    """A per-layer precision choice read from a config that does not set the recipe itself
+    (a TE debug-tool feature, a `--te-precision-config-file` matcher): which layers, which
+    GEMMs and tensors, and what they run in instead of the recipe's FP8."""
+
+    model_config = _RECORD
+
+    feature: str  # the feature or matcher name as written: `DisableFP8GEMM`, `PerTensorScaling`
+    layers: str  # the layer selector, as written: `layer_types: [qkv, fc2]`
+    gemms: tuple[str, ...] = ()  # fprop / dgrad / wgrad; empty: every GEMM of the layer
+    tensors: tuple[str, ...] = ()  # activation / weight / gradient, where the feature names them
+    precision: str  # "high precision", "FP8 per-tensor current scaling", ...
+    enabled: bool | None = True
+    span: Span
+
+
 class EditInfo(BaseModel):
     """How a fix can write into a site: filled by the source, read only by `fixes`.
 
@@ -390,6 +412,8 @@ class Fp8Site(BaseModel):
     edit: EditInfo | None = None
     # the files (and script lines) an effective configuration was merged from, base first
     layers: list[str] = Field(default_factory=list)
+    # per-layer precision choices (TE debug-tool features, TE precision-config matchers)
+    precision_overrides: list[PrecisionOverride] = Field(default_factory=list)
 
     @property
     def is_on(self) -> bool:

@@ -7,7 +7,20 @@ from collections.abc import Callable
 
 from fp8lint.documents.text import SourceFile
 from fp8lint.documents.tree import Document
-from fp8lint.frameworks import accelerate, deepspeed, llamafactory, megatron, nemo1
+from fp8lint.frameworks import (
+    accelerate,
+    automodel,
+    deepspeed,
+    levanter,
+    llamafactory,
+    maxtext,
+    megatron,
+    nanotron,
+    nemo1,
+    nemo_rl,
+    primus,
+    te_debug,
+)
 from fp8lint.model import Fp8Site
 
 Recognizer = Callable[[SourceFile, Document], list[Fp8Site]]
@@ -18,6 +31,14 @@ RECOGNIZERS: tuple[Recognizer, ...] = (
     nemo1.from_tree,
     llamafactory.from_tree,
     accelerate.from_tree,
+    automodel.from_tree,
+    levanter.from_tree,
+    primus.from_tree,
+    nemo_rl.from_tree,
+    nanotron.from_tree,
+    maxtext.from_tree,
+    te_debug.from_tree,
+    te_debug.from_precision_config,
     deepspeed.from_tree,
     megatron.from_transformer_config,
 )

@@ -41,6 +41,17 @@ def render_sites(path: str, sites: list[Fp8Site]) -> str:
                 origin = "derived"
             extra = f" - {setting.note}" if setting.note else ""
             out.append(f"    {name:28} {shown!s:14} {origin}{extra}")
+        for o in site.precision_overrides:
+            what, tensors = ", ".join(o.gemms), ", ".join(o.tensors)
+            if what and tensors:
+                what = f"{what} ({tensors})"
+            elif not what:
+                what = tensors or "every GEMM"
+            state = "" if o.enabled else " [disabled]"
+            out.append(
+                f"    precision {o.span.line}:{o.span.column} {o.feature}: {o.layers}: "
+                f"{what} in {o.precision}{state}"
+            )
         for n in site.notes + site.invalid:
             out.append(f"    note {n.span.line}:{n.span.column} [{n.kind}] {n.message}")
     return "\n".join(out) + "\n"

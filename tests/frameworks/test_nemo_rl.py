@@ -1,0 +1,114 @@
+"""NeMo-RL: `policy.megatron_cfg.fp8_cfg`, the Megatron keys beside it, `defaults:` parents."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from fp8lint.documents.text import SourceFile
+from fp8lint.engine import parse_file
+from fp8lint.model import AmaxAlgo, Fp8Format, Framework, Recipe
+
+from ..conftest import lint
+
+BASE = """\
+policy:
+  generation:
+    vllm_cfg:
+      precision: bfloat16
+  megatron_cfg:
+    enabled: true
+    activation_checkpointing: true
+    tensor_model_parallel_size: 2
+    sequence_parallel: true
+    fp8_cfg:
+      enabled: false
+      fp8: "hybrid"
+      fp8_recipe: "delayed"
+      fp8_param: false
+"""
+
+CHILD = """\
+defaults: "base.yaml"
+policy:
+  generation:
+    vllm_cfg:
+      precision: "fp8"
+  megatron_cfg:
+    fp8_cfg:
+      enabled: true
+      fp8: "e4m3"
+      fp8_recipe: "blockwise"
+      fp8_param: false
+    env_vars:
+      NVTE_FP8_BLOCK_SCALING_FP32_SCALES: "1"
+"""
+
+
+def sites(path: Path, text: str):  # type: ignore[no-untyped-def]
+    return parse_file(SourceFile(str(path), text), "yaml")
+
+
+def test_fp8_cfg_and_megatron_keys_with_spans(tmp_path: Path) -> None:
+    text = BASE.replace("enabled: false", "enabled: true")
+    (site,) = sites(tmp_path / "base.yaml", text)
+    assert site.framework is Framework.BRIDGE and "NeMo-RL" in site.kind
+    assert site.enabled.value is True and site.enabled.span is not None
+    assert (site.enabled.span.line, site.enabled.span.column) == (11, 16)
+    assert site.fmt.value is Fp8Format.HYBRID and site.fmt.span is not None
+    assert site.fmt.span.line == 12
+    assert site.recipe.value is Recipe.DELAYED and site.recipe.written
+    # NeMo-RL copies only fp8/fp8_recipe/fp8_param: TransformerConfig's delayed defaults apply
+    assert site.amax_history_len.value == 1 and site.amax_history_len.provenance == "default"
+    assert site.amax_compute_algo.value is AmaxAlgo.MOST_RECENT
+    assert site.tensor_parallel.value == 2 and site.tensor_parallel.span is not None
+    assert site.tensor_parallel.span.line == 8
+    assert site.sequence_parallel.value is True
+    assert site.recompute_granularity.value == "full"
+    assert site.fp8_param_gather.value is False and site.fp8_param_gather.written
+    codes = {d.code for d in lint("base.yaml", text)}
+    assert "FP8101" in codes  # delayed, history 1, most_recent: really zero headroom
+
+
+def test_enabled_false_is_the_sites_switch(tmp_path: Path) -> None:
+    (site,) = sites(tmp_path / "base.yaml", BASE)
+    assert site.enabled.value is False and site.enabled.written
+    assert site.enabled.span is not None and site.enabled.span.line == 11
+    off_backend = BASE.replace("    enabled: true\n", "    enabled: false\n").replace(
+        "enabled: false\n      fp8:", "enabled: true\n      fp8:"
+    )
+    (backend,) = sites(tmp_path / "b.yaml", off_backend)
+    assert backend.enabled.value is False and backend.enabled.span is not None
+    assert backend.enabled.span.line == 6  # megatron_cfg.enabled: false
+
+
+def test_activation_checkpointing_false_means_no_recompute(tmp_path: Path) -> None:
+    text = BASE.replace("activation_checkpointing: true", "activation_checkpointing: false")
+    (site,) = sites(tmp_path / "base.yaml", text)
+    assert site.recompute_granularity.value is None and site.recompute_granularity.written
+
+
+def test_defaults_parent_is_merged_and_notes_are_recorded(tmp_path: Path) -> None:
+    (tmp_path / "base.yaml").write_text(BASE)
+    child = tmp_path / "fp8.yaml"
+    child.write_text(CHILD)
+    (site,) = sites(child, CHILD)
+    assert site.layers and site.layers[-1].endswith("fp8.yaml")
+    assert site.enabled.value is True and site.recipe.value is Recipe.BLOCKWISE
+    assert site.fmt.value is Fp8Format.E4M3
+    # from the parent file, with its own path and line
+    tp = site.tensor_parallel
+    assert tp.value == 2 and tp.span is not None and tp.span.path.endswith("base.yaml")
+    assert tp.span.line == 8
+    kinds = {n.kind: n for n in site.notes}
+    assert kinds["env"].key == "NVTE_FP8_BLOCK_SCALING_FP32_SCALES" and kinds["env"].span.line == 13
+    assert kinds["inference"].span.line == 5
+    # blockwise E4M3 with the rollout in FP8: no warning or error (vLLM FP8 is inference)
+    from ..conftest import run_cli
+
+    r = run_cli("check", str(child), "--output-format", "json", "--exit-zero")
+    assert '"severity": "warning"' not in r.stdout and '"severity": "error"' not in r.stdout
+
+
+def test_fp8_cfg_without_policy_megatron_is_not_nemo_rl(tmp_path: Path) -> None:
+    found = sites(tmp_path / "x.yaml", "fp8_cfg:\n  enabled: true\n  fp8: e4m3\n")
+    assert all("NeMo-RL" not in s.kind for s in found)
