@@ -64,7 +64,8 @@ def test_enabled_false_above_the_block_wins() -> None:
 def test_both_on_is_live_and_activation_checkpointing_is_recompute() -> None:
     text = config().replace("    recompute_granularity: full\n", "")
     site = site_of(text)
-    assert site.is_on and site.enabled.key == "policy.megatron_cfg.fp8_cfg.fp8"
+    # NeMo-RL's own switch is the site's: fp8_cfg.enabled, with fp8_cfg.fp8 the format
+    assert site.is_on and site.enabled.key == "policy.megatron_cfg.fp8_cfg.enabled"
     rec = site.recompute_granularity
     assert rec.value == "full" and rec.key == "policy.megatron_cfg.activation_checkpointing"
     found = codes(text)

@@ -52,6 +52,14 @@ def _is_section(node: Node) -> bool:
     return ns is not None and ns[1].is_map and node.get("layers") is not None
 
 
+def is_debug_config(doc: Document) -> bool:
+    """Whether the document is an nvdlfw_inspect feature config: its FP8-named keys (a
+    `LogFp8TensorStats` section, say) belong to TE's debug tool even when no section changes a
+    precision, so they are not keys of an unknown family."""
+    root = doc.root
+    return root is not None and root.is_map and any(_is_section(v) for _k, v in root.items())
+
+
 def _words(node: Node | None) -> tuple[str, ...]:
     """A scalar or a list of scalars, as text."""
     if node is None:

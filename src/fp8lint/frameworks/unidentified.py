@@ -11,10 +11,12 @@ import re
 
 from fp8lint.documents.text import SourceFile
 from fp8lint.documents.tree import Document, walk
+from fp8lint.frameworks import te_debug
 from fp8lint.model import Fp8Site, Framework, Setting, SourceNote
 
 # a key that names FP8 (`fp8`, `use_fp8_kv_cache`, `DisableFP8GEMM`, `float8`, `enable_float8`)
 FP8_KEY = re.compile(r"fp8|float8", re.IGNORECASE)
+OFF = frozenset({"none", "null", "~", "", "false", "off", "no"})  # YAML/JSON spellings of "off"
 MAX_KEYS = 64  # keys recorded per file (the finding lists a few of them)
 
 
@@ -23,12 +25,14 @@ def from_docs(file: SourceFile, docs: list[Document]) -> list[Fp8Site]:
     such key."""
     notes: list[SourceNote] = []
     for doc in docs:
-        if doc.root is None:
+        if doc.root is None or te_debug.is_debug_config(doc):
             continue
         for path, mapping in walk(doc.root):
-            for k, _ in mapping.value:
+            for k, v in mapping.value:
                 if k.kind != "scalar" or k.raw is None or not FP8_KEY.search(str(k.raw)):
                     continue
+                if v.kind == "scalar" and str(v.raw).lower() in OFF:
+                    continue  # a key that turns nothing on is no FP8 setting to report
                 dotted = ".".join((*path, str(k.raw)))
                 notes.append(
                     SourceNote.model_construct(
