@@ -66,7 +66,8 @@ def test_shell_words_quotes_continuations_and_variables() -> None:
         ("x y", True),
         ("$A", True),
         ("--p", True),
-        ("q r", True),
+        ("q", True),  # unquoted ${C[@]}: bash splits the element "q r" into two words
+        ("r", True),
         ("--u", True),
         ("$UNSET", False),
         ("--last", True),
@@ -154,9 +155,13 @@ def test_nemo_script_overrides_a_template_in_the_tree(tmp_path: Path) -> None:
         },
     )
     data = findings(tmp_path)
+    # reported at the script, which switches FP8 on over the template; the template's line
+    # that holds the value is the related location
     assert [(d["filename"], d["location"]["row"], d["code"]) for d in data] == [  # type: ignore[index]
-        ("conf/gpt.yaml", 10, "FP8101"),
+        ("scripts/run.sh", 2, "FP8101"),
     ]
+    related = data[0]["related"]
+    assert [(r["filename"], r["location"]["row"]) for r in related] == [("conf/gpt.yaml", 10)]  # type: ignore[index, union-attr, attr-defined]
     message = str(data[0]["message"])
     assert "effective config: conf/gpt.yaml > scripts/run.sh:1 (overrides)" in message
     # the template alone is quiet (FP8 is off there)
@@ -218,7 +223,7 @@ def test_launcher_selection_and_overrides(tmp_path: Path) -> None:
     )
     data = findings(tmp_path)
     assert [(d["filename"], d["location"]["row"], d["code"]) for d in data] == [  # type: ignore[index]
-        ("launcher_scripts/conf/training/llama/llama2_70b.yaml", 10, "FP8101"),
+        ("run_llama.sh", 3, "FP8101"),  # at the override that switches FP8 on
     ]
     assert "run_llama.sh:1 (overrides)" in str(data[0]["message"])
 
@@ -279,7 +284,7 @@ def test_corpus_and_scripts_together(corpus: Path, tmp_path: Path) -> None:
     merged = [d for d in data if "run.sh:1 (overrides)" in str(d["message"])]
     loud = [d for d in merged if d["severity"] != "info"]
     assert [d["code"] for d in loud] == ["FP8101"]
-    assert str(loud[0]["filename"]).endswith("conf/training/llama/llama2_70b.yaml")
+    assert str(loud[0]["filename"]).endswith(f"{launcher}/run.sh")  # the script's finding
     # every finding of the tree that is not from a single file names its layers
     assert all(
         "effective config:" in str(d["message"])
