@@ -658,3 +658,24 @@ def test_hydra_overrides_without_their_base_config_are_a_site(tmp_path: Path) ->
     assert site.amax_compute_algo.provenance == "default" and site.margin.value == 0
     assert site.tensor_parallel.value == 2
     assert not [n for n in site.notes if n.kind == "conflict"]  # the format may be in the base
+
+
+def test_defaults_parent_that_is_not_found_is_named(tmp_path: Path) -> None:
+    """Issue 13 #12: a misspelled `defaults:` parent used to be skipped without a word."""
+    write(
+        tmp_path,
+        {
+            "conf/base.yaml": NEMO_BASE,
+            "conf/top.yaml": (
+                "defaults:\n  - base\n  - megatron_gtp_config\n"
+                "  - optional extras: fp8\n  - override hydra/launcher: submitit_slurm\n"
+                "  - _self_\nmodel:\n  fp8: true\n"
+            ),
+        },
+    )
+    data = findings(tmp_path, "conf/top.yaml")
+    missing = [d for d in data if d["code"] == "FP8407"]
+    assert [(d["location"]["row"], d["severity"]) for d in missing] == [(3, "info")]  # type: ignore[index]
+    assert "`megatron_gtp_config`" in str(missing[0]["message"])
+    # the parent that exists is still merged: its history 1 / most_recent reach FP8101
+    assert "FP8101" in {d["code"] for d in data}
