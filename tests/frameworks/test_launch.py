@@ -679,3 +679,40 @@ def test_defaults_parent_that_is_not_found_is_named(tmp_path: Path) -> None:
     assert "`megatron_gtp_config`" in str(missing[0]["message"])
     # the parent that exists is still merged: its history 1 / most_recent reach FP8101
     assert "FP8101" in {d["code"] for d in data}
+
+
+def test_a_base_config_added_later_is_seen_through_the_cache(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("FP8LINT_NO_CACHE")  # the cache on, as a user runs it
+    write(
+        tmp_path,
+        {
+            "run.sh": (
+                "python megatron_gpt_pretraining.py --config-path=conf --config-name=gpt "
+                "model.fp8=True model.fp8_hybrid=True\n"
+            )
+        },
+    )
+    assert [d["code"] for d in findings(tmp_path, "run.sh")] == ["FP8101"]  # NeMo 1.x defaults
+    write(
+        tmp_path,
+        {
+            "conf/gpt.yaml": (
+                "model:\n  transformer_engine: true\n  fp8: false\n  fp8_hybrid: true\n"
+                "  fp8_amax_history_len: 1024\n  fp8_amax_compute_algo: max\n"
+            )
+        },
+    )
+    assert [d["code"] for d in findings(tmp_path, "run.sh")] == []  # absence was a dependency
+
+
+def test_a_defaults_parent_added_later_is_seen_through_the_cache(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("FP8LINT_NO_CACHE")
+    top = "defaults:\n  - base\n  - _self_\nmodel:\n  transformer_engine: true\n  fp8: false\n"
+    write(tmp_path, {"conf/top.yaml": top + "  fp8_hybrid: true\n"})
+    assert [d["code"] for d in findings(tmp_path, "conf/top.yaml")] == ["FP8407"]
+    write(tmp_path, {"conf/base.yaml": NEMO_BASE})
+    assert findings(tmp_path, "conf/top.yaml") == []

@@ -219,12 +219,16 @@ def merged(layers: list[Node], edits: list[Edit], at: Node | Pos) -> Node:
 
 
 def _defaults(
-    root: Node, folder: str, missing: list[tuple[str, Node]] | None = None
+    root: Node,
+    folder: str,
+    missing: list[tuple[str, Node]] | None = None,
+    reader: Reader | None = None,
 ) -> tuple[list[tuple[str, Node]], list[tuple[str, Node]]]:
     """The parent files named by `defaults:`, split at `_self_`: (merged before the file's own
     keys, merged after them).  Without `_self_` the file's own keys come last (Hydra >= 1.1).
     Parents that are not found next to the file are added to `missing` (name, entry), except
-    Hydra's own groups (`hydra/...`), which come with Hydra."""
+    Hydra's own groups (`hydra/...`), which come with Hydra.  A parent that is not there is
+    asked of `reader` too, so the cache notes its absence and a later one is seen."""
     pair = root.get("defaults")
     if pair is None:
         return [], []
@@ -260,6 +264,8 @@ def _defaults(
         if os.path.isfile(candidate):
             kept.append((i, os.path.normpath(candidate), node))
         elif missing is not None and not name.lstrip("/").startswith("hydra/"):
+            if reader is not None:
+                reader(candidate)  # noted as unreadable: the result holds until it appears
             missing.append((name, node))
     split = len(names) if self_at is None else self_at
     return (
@@ -284,7 +290,7 @@ def effective_layers(
         return ([root] if root is not None else []), [file.path]
     here = os.path.normpath(os.path.abspath(file.path))
     chain = (*chain, here)
-    before, after = _defaults(root, os.path.dirname(file.path) or ".", missing)
+    before, after = _defaults(root, os.path.dirname(file.path) or ".", missing, reader)
     layers: list[Node] = []
     names: list[str] = []
     for group in (before, None, after):

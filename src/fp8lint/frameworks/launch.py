@@ -195,14 +195,15 @@ def _hydra(file: SourceFile, command: list[Word], reader: Reader) -> list[Fp8Sit
     root = repository_root(file.path)
     nemo1 = bool(_NEMO1_PROGRAM.search(program.text))
     if config_name:
-        target = _find(base, config_path or ".", config_name, root)
+        target = _find(base, config_path or ".", config_name, root, reader)
         wanted = config_name if config_name.endswith((".yaml", ".yml")) else config_name + ".yaml"
     elif selections:
         conf_dirs = _conf_dirs(file, program, overrides, root)
         for group, option in selections:
-            target = next(
-                (t for d in conf_dirs if (t := _find(d, ".", f"{group}/{option}", root))), None
-            )
+            for folder in conf_dirs:
+                target = _find(folder, ".", f"{group}/{option}", root, reader)
+                if target is not None:
+                    break
             if target is not None:
                 prefix = (group,)
                 break
@@ -330,11 +331,17 @@ def _conf_dirs(
     return kept
 
 
-def _find(base: str, config_path: str, name: str, root: str) -> str | None:
+def _find(base: str, config_path: str, name: str, root: str, reader: Reader) -> str | None:
+    """The first place the config is, inside the repository.  The places where it is not
+    are asked of `reader` too, so the cache notes their absence (a config added later is
+    seen, not a remembered 'not found')."""
     name = name if name.endswith((".yaml", ".yml")) else name + ".yaml"
     roots = [os.path.join(base, config_path), config_path, os.path.join(base, "..", config_path)]
     for folder in roots:
         candidate = os.path.normpath(os.path.join(folder, name))
-        if _inside(os.path.abspath(candidate), root) and os.path.isfile(candidate):
+        if not _inside(os.path.abspath(candidate), root):
+            continue
+        if os.path.isfile(candidate):
             return candidate
+        reader(candidate)
     return None
