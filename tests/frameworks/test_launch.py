@@ -716,3 +716,8 @@ def test_a_defaults_parent_added_later_is_seen_through_the_cache(
     assert [d["code"] for d in findings(tmp_path, "conf/top.yaml")] == ["FP8407"]
     write(tmp_path, {"conf/base.yaml": NEMO_BASE})
     assert findings(tmp_path, "conf/top.yaml") == []
+
+
+def test_flag_variable_read_by_another_program_is_not_a_megatron_site() -> None:
+    text = 'BENCH="--fp8-format hybrid --iters 10"\nALL="$BENCH -v"\npython te_bench.py $ALL\n'
+    assert parse_file(SourceFile("bench.sh", text), "shell") == []

@@ -46,6 +46,19 @@ class Script:
     refs: dict[str, set[str]] = field(default_factory=dict)
     # where each variable's last assignment is written (name start, value end)
     assigned_at: dict[str, tuple[int, int]] = field(default_factory=dict)
+    # the variables that commands expand (`python x.py $ARGS`: ARGS), not through other ones
+    expanded: set[str] = field(default_factory=set)
+
+    def used(self) -> set[str]:
+        """The variables some command reads, directly or through another variable."""
+        seen = set(self.expanded)
+        todo = list(seen)
+        while todo:
+            for name in self.refs.get(todo.pop(), ()):
+                if name not in seen:
+                    seen.add(name)
+                    todo.append(name)
+        return seen
 
 
 # words that open a compound command or negate one: the command proper follows them
@@ -312,6 +325,8 @@ def parse(text: str) -> Script:
             i += 1
             continue
         current.extend(expander.expand(raw, start, end, parts)[: MAX_WORDS - len(current)])
+        if "$" in raw:
+            script.expanded.update(n for v in _VAR.finditer(raw) if (n := _ref_name(v)))
         i += 1
     if current:
         script.commands.append(current)

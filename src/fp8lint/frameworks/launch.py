@@ -71,11 +71,16 @@ def _enables(words: list[Word]) -> bool:
 
 def _flag_variables(file: SourceFile, script: Script) -> list[Fp8Site]:
     """Variables of Megatron flags that switch FP8 on, in a script that launches nothing
-    itself: each is a site where its flags are written.  A variable built from another such
-    variable (`ALL="$BASE $FP8_OPTS"`) is left to the one that holds the flags."""
+    itself (a file other scripts `source`): each is a site where its flags are written.  A
+    variable built from another such variable (`ALL="$BASE $FP8_OPTS"`) is left to the one
+    that holds the flags, and one that a command of this file reads (`python bench.py $ARGS`,
+    a program fp8lint does not know) is that program's, not Megatron's."""
+    used = script.used()
     found = [name for name, words in script.variables.items() if _enables(words)]
     sites: list[Fp8Site] = []
     for name in found:
+        if name in used:
+            continue  # a command of this file reads it: not a Megatron launch, or not ours
         if script.refs.get(name, set()) & set(found):
             continue
         words = [w for w in script.variables[name] if w.text]
