@@ -650,7 +650,9 @@ def test_hydra_overrides_without_their_base_config_are_a_site(tmp_path: Path) ->
     assert [(d["filename"], d["location"]["row"], d["code"]) for d in data] == [  # type: ignore[index]
         ("run.sh", 2, "FP8101"),
     ]
-    assert "llama_fp8.yaml (base config not found" in str(data[0]["message"])
+    assert "[effective config: conf/llama_fp8.yaml (base config not found" in str(
+        data[0]["message"]
+    )
     (site,) = site_of(tmp_path / "run.sh", "shell")
     assert site.enabled.value is True and site.enabled.span.line == 2  # type: ignore[union-attr]
     assert site.amax_history_len.value == 1 and site.amax_history_len.provenance == "written"

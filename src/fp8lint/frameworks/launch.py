@@ -202,6 +202,7 @@ def _hydra(file: SourceFile, command: list[Word], reader: Reader) -> list[Fp8Sit
     if config_name:
         target = _find(base, config_path or ".", config_name, root, reader)
         wanted = config_name if config_name.endswith((".yaml", ".yml")) else config_name + ".yaml"
+        wanted = os.path.normpath(os.path.join(config_path or ".", wanted))
     elif selections:
         conf_dirs = _conf_dirs(file, program, overrides, root)
         for group, option in selections:
