@@ -193,6 +193,8 @@ def _hydra(file: SourceFile, command: list[Word], reader: Reader) -> list[Fp8Sit
             selections.append((ov.path[0], ov.value))  # launcher group selection
             continue
         overrides.append(ov)
+    if not overrides or not (config_name or selections):
+        return []  # no config named, or nothing changed in it
     target: str | None = None
     prefix: tuple[str, ...] = ()
     wanted = ""
