@@ -723,3 +723,13 @@ def test_a_defaults_parent_added_later_is_seen_through_the_cache(
 def test_flag_variable_read_by_another_program_is_not_a_megatron_site() -> None:
     text = 'BENCH="--fp8-format hybrid --iters 10"\nALL="$BENCH -v"\npython te_bench.py $ALL\n'
     assert parse_file(SourceFile("bench.sh", text), "shell") == []
+
+
+def test_launcher_selection_without_conf_is_the_group_its_overrides_change() -> None:
+    text = (
+        "python3 main.py data_dir=data/llama training=llama/llama2_7b "
+        "training.model.fp8=True training.model.fp8_hybrid=True\n"
+    )
+    (site,) = parse_file(SourceFile("run.sh", text), "shell")
+    assert site.layers[0].startswith("conf/training/llama/llama2_7b.yaml (base config not found")
+    assert site.enabled.value is True and site.amax_history_len.provenance == "default"

@@ -215,8 +215,9 @@ def _hydra(file: SourceFile, command: list[Word], reader: Reader) -> list[Fp8Sit
             if target is not None:
                 prefix = (group,)
                 break
-        if target is None:
-            group, option = selections[0]
+        if target is None:  # the group that the overrides change (`training.model.fp8=...`)
+            changed = {o.path[0] for o in overrides if len(o.path) > 1}
+            group, option = next((g for g in selections if g[0] in changed), selections[0])
             prefix, wanted = (group,), f"conf/{group}/{option}.yaml"
             nemo1 = group == "training"
     mine = [o for o in overrides if o.path[: len(prefix)] == prefix]
