@@ -66,7 +66,8 @@ def test_shell_words_quotes_continuations_and_variables() -> None:
         ("x y", True),
         ("$A", True),
         ("--p", True),
-        ("q r", True),
+        ("q", True),  # unquoted ${C[@]}: bash splits the element "q r" into two words
+        ("r", True),
         ("--u", True),
         ("$UNSET", False),
         ("--last", True),
@@ -154,9 +155,13 @@ def test_nemo_script_overrides_a_template_in_the_tree(tmp_path: Path) -> None:
         },
     )
     data = findings(tmp_path)
+    # reported at the script, which switches FP8 on over the template; the template's line
+    # that holds the value is the related location
     assert [(d["filename"], d["location"]["row"], d["code"]) for d in data] == [  # type: ignore[index]
-        ("conf/gpt.yaml", 10, "FP8101"),
+        ("scripts/run.sh", 2, "FP8101"),
     ]
+    related = data[0]["related"]
+    assert [(r["filename"], r["location"]["row"]) for r in related] == [("conf/gpt.yaml", 10)]  # type: ignore[index, union-attr, attr-defined]
     message = str(data[0]["message"])
     assert "effective config: conf/gpt.yaml > scripts/run.sh:1 (overrides)" in message
     # the template alone is quiet (FP8 is off there)
@@ -218,7 +223,7 @@ def test_launcher_selection_and_overrides(tmp_path: Path) -> None:
     )
     data = findings(tmp_path)
     assert [(d["filename"], d["location"]["row"], d["code"]) for d in data] == [  # type: ignore[index]
-        ("launcher_scripts/conf/training/llama/llama2_70b.yaml", 10, "FP8101"),
+        ("run_llama.sh", 3, "FP8101"),  # at the override that switches FP8 on
     ]
     assert "run_llama.sh:1 (overrides)" in str(data[0]["message"])
 
@@ -279,7 +284,7 @@ def test_corpus_and_scripts_together(corpus: Path, tmp_path: Path) -> None:
     merged = [d for d in data if "run.sh:1 (overrides)" in str(d["message"])]
     loud = [d for d in merged if d["severity"] != "info"]
     assert [d["code"] for d in loud] == ["FP8101"]
-    assert str(loud[0]["filename"]).endswith("conf/training/llama/llama2_70b.yaml")
+    assert str(loud[0]["filename"]).endswith(f"{launcher}/run.sh")  # the script's finding
     # every finding of the tree that is not from a single file names its layers
     assert all(
         "effective config:" in str(d["message"])
@@ -435,3 +440,296 @@ def test_overrides_fill_mandatory_values_and_interpolations_see_the_merge(tmp_pa
     r = run_cli("show", "run.sh", cwd=tmp_path)
     assert "conf/gpt.yaml > run.sh:1 (overrides)" in r.stdout
     assert "written at 2:15 `model.fp8`" in r.stdout  # in the file shown: no path
+
+
+# ------------------------------------------------ issue 12: arrays, sourced flags, Launcher
+
+PAIRS = """#!/bin/bash
+TRAIN_SCRIPT="pretrain_gpt.py"
+TP=2
+PRECISION="fp8"
+LAUNCH_ARGS=(
+    --nproc_per_node 8
+)
+PRECISION_ARGS=()
+if [[ "$PRECISION" == "fp8" ]]; then
+    PRECISION_ARGS+=(
+        "--fp8-format hybrid"
+        "--fp8-amax-history-len 1024"
+        "--fp8-amax-compute-algo max"
+        "--fp8-param-gather"
+    )
+fi
+PARALLEL_ARGS=(
+    "--tensor-model-parallel-size $TP"
+    --sequence-parallel
+)
+if [ ! -f "$TRAIN_SCRIPT" ]; then
+    echo "cannot find $TRAIN_SCRIPT; run from the repository root"
+    echo pretrain_gpt.py --fp8-format e4m3
+    exit 1
+fi
+torchrun ${LAUNCH_ARGS[@]} \\
+    "$TRAIN_SCRIPT" \\
+    ${PRECISION_ARGS[@]} \\
+    ${PARALLEL_ARGS[@]}
+"""
+
+
+def test_unquoted_array_of_flag_value_pairs_is_word_split(tmp_path: Path) -> None:
+    """`"--fp8-format hybrid"` elements under an unquoted `${A[@]}` are two words each (bash
+    field splitting); the `[ ! -f ]` test and the `echo` lines name the script but launch
+    nothing.  Before: two sites, FP8 read as off, and an FP8403 error on `--fp8-param-gather`."""
+    (site,) = parse_file(SourceFile("train.sh", PAIRS), "shell")
+    assert site.kind == "Megatron launch command (`pretrain_gpt.py`)"
+    assert site.enabled.value is True and site.fmt.value is not None
+    assert site.fmt.value.value == "hybrid"
+    assert site.amax_history_len.value == 1024 and site.amax_compute_algo.value.value == "max"  # type: ignore[union-attr]
+    span = site.amax_history_len.span
+    assert span is not None  # the value's own place inside the quoted element
+    assert PAIRS.splitlines()[span.line - 1][span.column - 1 : span.end_column - 1] == "1024"
+    assert site.fp8_param_gather.value is True
+    # `$TP` inside an element: the value and the place it is written (TP=2)
+    assert site.tensor_parallel.value == 2 and site.tensor_parallel.span.line == 3  # type: ignore[union-attr]
+    write(tmp_path, {"train.sh": PAIRS})
+    assert [d for d in findings(tmp_path) if d["severity"] != "info"] == []
+
+
+def test_quoted_array_expansion_keeps_each_element_one_word() -> None:
+    text = 'A=("--fp8-format hybrid" --bf16)\npython pretrain_gpt.py "${A[@]}"\n'
+    script = parse(text)
+    (cmd,) = [c for c in script.commands if c[0].text == "python"]
+    assert [w.text for w in cmd[2:]] == ["--fp8-format hybrid", "--bf16"]
+    # Megatron's argparse never sees `--fp8-format` there: FP8 stays off
+    (site,) = parse_file(SourceFile("q.sh", text), "shell")
+    assert site.enabled.value is False
+    unquoted = parse(text.replace('"${A[@]}"', "${A[@]}"))
+    (cmd,) = [c for c in unquoted.commands if c[0].text == "python"]
+    assert [w.text for w in cmd[2:]] == ["--fp8-format", "hybrid", "--bf16"]
+
+
+def test_commands_that_only_name_the_script_are_not_sites() -> None:
+    text = (
+        "[ -f pretrain_gpt.py ] || exit 1\n"
+        "echo pretrain_gpt.py --fp8-format e4m3\n"
+        "cp pretrain_gpt.py /tmp/backup/\n"
+        "if [[ -x pretrain_gpt.py ]]; then echo ok; fi\n"
+    )
+    assert parse_file(SourceFile("x.sh", text), "shell") == []
+
+
+def test_split_array_element_fix_round_trip(tmp_path: Path) -> None:
+    text = 'FP8=(\n    "--fp8-format hybrid"\n)\ntorchrun pretrain_gpt.py ${FP8[@]}\n'
+    write(tmp_path, {"a.sh": text})
+    assert [(d["code"], d["location"]["row"]) for d in findings(tmp_path)] == [("FP8101", 2)]  # type: ignore[index]
+    run_cli("check", ".", "--fix", cwd=tmp_path)
+    fixed = (tmp_path / "a.sh").read_text()
+    assert fixed == text.replace(
+        "hybrid", "hybrid --fp8-amax-history-len 1024 --fp8-amax-compute-algo max"
+    )
+    assert findings(tmp_path) == []
+
+
+SOURCED = """# model options, sourced by the launch scripts of this folder
+MODEL_OPTIONS="--num-layers 32 --hidden-size 4096 \\
+    --fp8-format hybrid --fp8-recipe tensorwise --first-last-layers-bf16 \\
+    --tensor-model-parallel-size 4"
+ALL_OPTIONS="$MODEL_OPTIONS --seq-length 4096"
+"""
+
+
+def test_variable_of_megatron_flags_without_launch_line_is_a_site(tmp_path: Path) -> None:
+    (site,) = parse_file(SourceFile("model_options.sh", SOURCED), "shell")
+    assert site.kind == "Megatron flags in `MODEL_OPTIONS`"  # not again for ALL_OPTIONS
+    assert (site.span.line, site.span.column) == (2, 1)
+    assert site.enabled.value is True and site.enabled.span.line == 3  # type: ignore[union-attr]
+    assert site.recipe.value is not None and site.recipe.value.value == "tensorwise"
+    assert site.first_last_layers_bf16.value is True
+    assert site.tensor_parallel.value == 4 and site.tensor_parallel.span.line == 4  # type: ignore[union-attr]
+    # a delayed recipe there is reported where the flags are written, and fixed there
+    write(tmp_path, {"opts.sh": 'OPTS="--bf16 --fp8-format hybrid"\n'})
+    assert [(d["code"], d["location"]["row"]) for d in findings(tmp_path)] == [("FP8101", 1)]  # type: ignore[index]
+    run_cli("check", ".", "--fix", cwd=tmp_path)
+    assert (tmp_path / "opts.sh").read_text() == (
+        'OPTS="--bf16 --fp8-format hybrid --fp8-amax-history-len 1024 '
+        '--fp8-amax-compute-algo max"\n'
+    )
+
+
+def test_flag_variables_of_a_launching_script_are_read_through_its_launch_line() -> None:
+    text = SOURCED + "torchrun pretrain_gpt.py $ALL_OPTIONS\n"
+    (site,) = parse_file(SourceFile("run.sh", text), "shell")
+    assert site.kind == "Megatron launch command (`pretrain_gpt.py`)"
+    # a variable that only tunes FP8 (no switch) is no site of its own
+    assert parse_file(SourceFile("x.sh", 'EXTRA="--fp8-param-gather"\n'), "shell") == []
+
+
+LLAMA_TEMPLATE = (
+    "trainer:\n  devices: 8\n  num_nodes: 1\n"
+    "model:\n  transformer_engine: true\n  fp8: false\n  fp8_hybrid: false\n"
+    "  fp8_margin: 0\n  fp8_amax_history_len: 1\n  fp8_amax_compute_algo: most_recent\n"
+)
+WRAPPER = """#!/bin/bash
+LAUNCHER_DIR=${LAUNCHER_DIR:-"/opt/NeMo-Framework-Launcher"}
+DATA_DIR=${DATA_DIR}
+HYDRA_FULL_ERROR=1 python3 ${LAUNCHER_DIR}/launcher_scripts/main.py \\
+training=llama/llama2_7b \\
+stages=[training] \\
+data_dir=${DATA_DIR}/llama \\
+launcher_scripts_path=${LAUNCHER_DIR}/launcher_scripts \\
+base_results_dir=/results/llama2_7b \\
+training.run.name="llama2_7b_fp8" \\
+training.model.fp8=True \\
+training.model.fp8_hybrid=True
+"""
+
+
+def test_launcher_wrapper_keeps_its_selection_and_finds_conf_upwards(tmp_path: Path) -> None:
+    repo = tmp_path / "repo"
+    write(
+        repo,
+        {
+            ".git/HEAD": "ref: refs/heads/main\n",
+            "launcher_scripts/conf/training/llama/llama2_7b.yaml": LLAMA_TEMPLATE,
+            "examples/training/llama/h100/llama2_7b_fp8.sh": WRAPPER,
+        },
+    )
+    data = findings(repo, "examples")
+    script = "examples/training/llama/h100/llama2_7b_fp8.sh"
+    assert [(d["filename"], d["location"]["row"], d["code"]) for d in data] == [  # type: ignore[index]
+        (script, 11, "FP8101"),
+    ]
+    assert [(r["filename"], r["location"]["row"]) for r in data[0]["related"]] == [  # type: ignore[index, union-attr, attr-defined]
+        ("launcher_scripts/conf/training/llama/llama2_7b.yaml", 10),
+    ]
+    assert f"{script}:4 (overrides)" in str(data[0]["message"])
+    assert findings(repo, "launcher_scripts") == []  # the template alone: FP8 off
+
+
+def test_launcher_conf_is_never_read_above_the_repository_root(tmp_path: Path) -> None:
+    write(
+        tmp_path,
+        {
+            "conf/training/llama/llama2_7b.yaml": LLAMA_TEMPLATE,  # outside the repository
+            "repo/.git/HEAD": "ref: refs/heads/main\n",
+            "repo/scripts/run.sh": WRAPPER,
+        },
+    )
+    (site,) = parse_file(SourceFile(str(tmp_path / "repo/scripts/run.sh"), WRAPPER), "shell")
+    # only the overrides: the template above the root was not read
+    assert site.layers[0].startswith("conf/training/llama/llama2_7b.yaml (base config not found")
+    assert site.amax_history_len.provenance == "default"
+    assert all(str(tmp_path / "conf") not in layer for layer in site.layers)
+
+
+def test_launcher_conf_next_to_main_py(tmp_path: Path) -> None:
+    write(
+        tmp_path,
+        {
+            ".git/HEAD": "x\n",
+            "tools/launcher/conf/training/gpt3/5b.yaml": LLAMA_TEMPLATE,
+            "run.sh": (
+                "LAUNCHER_SCRIPTS_PATH=tools/launcher\n"
+                "python3 ${LAUNCHER_SCRIPTS_PATH}/main.py training=gpt3/5b "
+                "base_results_dir=out/gpt3 training.model.fp8=True training.model.fp8_hybrid=True\n"
+            ),
+        },
+    )
+    (site,) = site_of(tmp_path / "run.sh", "shell")
+    assert site.layers[0].endswith("tools/launcher/conf/training/gpt3/5b.yaml")
+    assert site.amax_history_len.value == 1 and site.enabled.value is True
+
+
+def test_hydra_overrides_without_their_base_config_are_a_site(tmp_path: Path) -> None:
+    text = (
+        "python megatron_gpt_pretraining.py --config-path=conf --config-name=llama_fp8 \\\n"
+        "    model.fp8=True model.fp8_amax_history_len=1 model.tensor_model_parallel_size=2\n"
+    )
+    write(tmp_path, {"run.sh": text, "other.sh": text.replace("megatron_gpt_", "my_")})
+    data = findings(tmp_path)
+    assert [(d["filename"], d["location"]["row"], d["code"]) for d in data] == [  # type: ignore[index]
+        ("run.sh", 2, "FP8101"),
+    ]
+    assert "[effective config: conf/llama_fp8.yaml (base config not found" in str(
+        data[0]["message"]
+    )
+    (site,) = site_of(tmp_path / "run.sh", "shell")
+    assert site.enabled.value is True and site.enabled.span.line == 2  # type: ignore[union-attr]
+    assert site.amax_history_len.value == 1 and site.amax_history_len.provenance == "written"
+    # not written: NeMo 1.x's defaults (its Megatron-Core path)
+    assert site.amax_compute_algo.provenance == "default" and site.margin.value == 0
+    assert site.tensor_parallel.value == 2
+    assert not [n for n in site.notes if n.kind == "conflict"]  # the format may be in the base
+
+
+def test_defaults_parent_that_is_not_found_is_named(tmp_path: Path) -> None:
+    """Issue 13 #12: a misspelled `defaults:` parent used to be skipped without a word."""
+    write(
+        tmp_path,
+        {
+            "conf/base.yaml": NEMO_BASE,
+            "conf/top.yaml": (
+                "defaults:\n  - base\n  - megatron_gtp_config\n"
+                "  - optional extras: fp8\n  - override hydra/launcher: submitit_slurm\n"
+                "  - _self_\nmodel:\n  fp8: true\n"
+            ),
+        },
+    )
+    data = findings(tmp_path, "conf/top.yaml")
+    missing = [d for d in data if d["code"] == "FP8407"]
+    assert [(d["location"]["row"], d["severity"]) for d in missing] == [(3, "info")]  # type: ignore[index]
+    assert "`megatron_gtp_config`" in str(missing[0]["message"])
+    # the parent that exists is still merged: its history 1 / most_recent reach FP8101
+    assert "FP8101" in {d["code"] for d in data}
+
+
+def test_a_base_config_added_later_is_seen_through_the_cache(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("FP8LINT_NO_CACHE")  # the cache on, as a user runs it
+    write(
+        tmp_path,
+        {
+            "run.sh": (
+                "python megatron_gpt_pretraining.py --config-path=conf --config-name=gpt "
+                "model.fp8=True model.fp8_hybrid=True\n"
+            )
+        },
+    )
+    assert [d["code"] for d in findings(tmp_path, "run.sh")] == ["FP8101"]  # NeMo 1.x defaults
+    write(
+        tmp_path,
+        {
+            "conf/gpt.yaml": (
+                "model:\n  transformer_engine: true\n  fp8: false\n  fp8_hybrid: true\n"
+                "  fp8_amax_history_len: 1024\n  fp8_amax_compute_algo: max\n"
+            )
+        },
+    )
+    assert [d["code"] for d in findings(tmp_path, "run.sh")] == []  # absence was a dependency
+
+
+def test_a_defaults_parent_added_later_is_seen_through_the_cache(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("FP8LINT_NO_CACHE")
+    top = "defaults:\n  - base\n  - _self_\nmodel:\n  transformer_engine: true\n  fp8: false\n"
+    write(tmp_path, {"conf/top.yaml": top + "  fp8_hybrid: true\n"})
+    assert [d["code"] for d in findings(tmp_path, "conf/top.yaml")] == ["FP8407"]
+    write(tmp_path, {"conf/base.yaml": NEMO_BASE})
+    assert findings(tmp_path, "conf/top.yaml") == []
+
+
+def test_flag_variable_read_by_another_program_is_not_a_megatron_site() -> None:
+    text = 'BENCH="--fp8-format hybrid --iters 10"\nALL="$BENCH -v"\npython te_bench.py $ALL\n'
+    assert parse_file(SourceFile("bench.sh", text), "shell") == []
+
+
+def test_launcher_selection_without_conf_is_the_group_its_overrides_change() -> None:
+    text = (
+        "python3 main.py data_dir=data/llama training=llama/llama2_7b "
+        "training.model.fp8=True training.model.fp8_hybrid=True\n"
+    )
+    (site,) = parse_file(SourceFile("run.sh", text), "shell")
+    assert site.layers[0].startswith("conf/training/llama/llama2_7b.yaml (base config not found")
+    assert site.enabled.value is True and site.amax_history_len.provenance == "default"

@@ -3,11 +3,13 @@
 The scanner does real shell word splitting for the parts that matter to a launch line:
 backslash-newline continuations, single and double quotes, `#` comments, `;`/`&&`/`||`/`|`
 separators, variable assignments earlier in the script (`TP=8`, `GPT_ARGS="--a 1 --b 2"`,
-arrays `FP8_ARGS=( ... )`, `export X=...`) and their expansion (`$TP`, `${TP}`, `$GPT_ARGS`
-split into words, `"${FP8_ARGS[@]}"`).  Every word keeps the span it was written at (for
-an expanded variable: where the variable's text is), so findings and fixes point into the
-script.  Anything else (`$1`, environment variables, command substitution) is unknown, never
-guessed.
+arrays `FP8_ARGS=( ... )`, `export X=...`, `declare -a X=(...)`) and their expansion (`$TP`,
+`${TP}`, `$GPT_ARGS` split into words, `"${FP8_ARGS[@]}"`).  As in bash, an unquoted expansion
+is split on whitespace, so an array element written `"--fp8-format hybrid"` becomes two words
+under `${ARGS[@]}` and stays one under `"${ARGS[@]}"`.  Every word keeps the span it was
+written at (for an expanded variable: where the variable's text is), so findings and fixes
+point into the script.  Anything else (`$1`, environment variables, command substitution) is
+unknown, never guessed.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _ASSIGN = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)(\+?)=")
 SEPARATORS = (";", "&&", "||", "|", "&", "\n")
 MAX_EXPANSION = 100_000  # characters of one expanded word; beyond it the value is unknown
-MAX_WORDS = 10_000  # words a variable may hold
+MAX_WORDS = 10_000  # words a variable or a command may hold
 
 
 @dataclass(frozen=True)
@@ -40,6 +42,29 @@ class Script:
     variables: dict[str, list[Word]] = field(default_factory=dict)
     arrays: set[str] = field(default_factory=set)
     commands: list[list[Word]] = field(default_factory=list)
+    # the variables each assignment's value refers to (`ALL="$BASE $FP8"`: ALL -> BASE, FP8)
+    refs: dict[str, set[str]] = field(default_factory=dict)
+    # where each variable's last assignment is written (name start, value end)
+    assigned_at: dict[str, tuple[int, int]] = field(default_factory=dict)
+    # the variables that commands expand (`python x.py $ARGS`: ARGS), not through other ones
+    expanded: set[str] = field(default_factory=set)
+
+    def used(self) -> set[str]:
+        """The variables some command reads, directly or through another variable."""
+        seen = set(self.expanded)
+        todo = list(seen)
+        while todo:
+            for name in self.refs.get(todo.pop(), ()):
+                if name not in seen:
+                    seen.add(name)
+                    todo.append(name)
+        return seen
+
+
+# words that open a compound command or negate one: the command proper follows them
+KEYWORDS = frozenset({"if", "then", "elif", "else", "while", "until", "do", "{", "!", "time"})
+# builtins that assign like `export` (`declare -a ARGS=(...)`, `local X=1`)
+_DECLARE = frozenset({"export", "declare", "typeset", "local", "readonly"})
 
 
 class _Lexer:
@@ -148,6 +173,8 @@ class _Lexer:
         return text[start : self.i], start, self.i, parts
 
 
+# a whitespace-separated piece of a string; a backslash-newline inside quotes is a continuation
+_PIECE = re.compile(r"(?:[^\s\\]|\\.)+")
 _VAR = re.compile(r"\$(?:\{(?P<braced>[^}]*)\}|(?P<plain>[A-Za-z_][A-Za-z0-9_]*|[0-9@*#?$!-]))")
 
 
@@ -165,10 +192,14 @@ class _Expander:
             words = self.script.variables.get(name) if name else None
             if words is None:
                 return [Word(raw, start, end, known=False)]
-            if parts[0][0] == "dq" and not spread and len(words) > 1:
-                joined = " ".join(w.text for w in words)
-                return [Word(joined, words[0].start, words[-1].end, all(w.known for w in words))]
-            return list(words)
+            if parts[0][0] == "dq":
+                if not spread and len(words) > 1:
+                    joined = " ".join(w.text for w in words)
+                    return [
+                        Word(joined, words[0].start, words[-1].end, all(w.known for w in words))
+                    ]
+                return list(words)  # "${A[@]}": each element stays one word
+            return [piece for w in words for piece in self.split(w)]
         text: list[str] = []
         known = True
         for kind, chunk in parts:
@@ -180,6 +211,39 @@ class _Expander:
             known = known and ok
         quoted = any(kind != "lit" for kind, _ in parts)
         return [Word("".join(text), start, end, known, quoted)]
+
+    def split(self, word: Word) -> list[Word]:
+        """Bash's field splitting of an unquoted expansion: each whitespace-separated piece
+        of `word` is a word of its own, at the place its text is written (`"--fp8-format
+        hybrid"` in an array; a piece that came from `$TP` inside the element points at
+        TP's value).  A piece that cannot be placed is unknown, so nothing edits it."""
+        if not any(ch.isspace() for ch in word.text):
+            return [word]
+        raw = self.script.text[word.start : word.end]
+        cursor = 0
+        out: list[Word] = []
+        for m in re.finditer(r"\S+", word.text):
+            piece = m.group()
+            skip = cursor
+            while skip < len(raw) and (raw[skip].isspace() or raw[skip] in "\"'\\"):
+                skip += 1
+            if raw.startswith(piece, skip):
+                at = word.start + skip
+                known = word.known or ("$" not in piece and "`" not in piece)
+                out.append(Word(piece, at, at + len(piece), known, word.quoted))
+                cursor = skip + len(piece)
+                continue
+            ref = _VAR.match(raw, skip)
+            name = self._ref(ref)[0] if ref else None
+            value = self.script.variables.get(name) if name else None
+            if ref is not None and value is not None and len(value) == 1:
+                if value[0].text == piece:
+                    out.append(value[0])
+                    cursor = ref.end()
+                    continue
+            out.append(Word(piece, word.start, word.end, known=False, quoted=word.quoted))
+            cursor = len(raw)  # the rest cannot be placed either
+        return out
 
     def _ref(self, m: re.Match[str]) -> tuple[str | None, bool]:
         body = m.group("braced") if m.group("braced") is not None else m.group("plain")
@@ -228,31 +292,51 @@ def parse(text: str) -> Script:
                 current = []
             i += 1
             continue
-        m = _ASSIGN.match(raw) if not current or _all_assignments(current) else None
-        if raw == "export" and not current:
-            i += 1
+        if not current and raw in KEYWORDS and not parts[1:] and parts[:1] == [("lit", raw)]:
+            i += 1  # `if`, `then`, `do` ...: the command that follows starts afresh
             continue
+        if not current and raw in _DECLARE:
+            i += 1
+            while i < len(tokens) and tokens[i][0].startswith("-"):
+                i += 1  # `declare -a`, `export -n`: options of the builtin
+            continue
+        m = _ASSIGN.match(raw) if not current or _all_assignments(current) else None
         if m:
             name = m.group(1)
             append = bool(m.group(2))
             if raw == m.group(0) and i + 1 < len(tokens) and tokens[i + 1][0] == "(":
                 words, i = _array(tokens, i + 2, expander)
                 script.arrays.add(name)
+                value_end = tokens[i - 1][2] if i - 1 < len(tokens) else len(text)
             else:
                 value_start = start + m.end()
                 words = _assigned(raw[m.end() :], value_start, end, parts, expander)
+                value_end = end
                 i += 1
             old = script.variables.get(name, []) if append else []
             script.variables[name] = (old + words)[:MAX_WORDS]
+            names = {_ref_name(v) for v in _VAR.finditer(text, start + m.end(), value_end)}
+            names.discard(None)
+            refs = (script.refs.get(name, set()) if append else set()) | names
+            script.refs[name] = {n for n in refs if n is not None and n != name}
+            script.assigned_at[name] = (start, value_end)
             continue
         if raw in ("(", ")"):
             i += 1
             continue
-        current.extend(expander.expand(raw, start, end, parts))
+        current.extend(expander.expand(raw, start, end, parts)[: MAX_WORDS - len(current)])
+        if "$" in raw:
+            script.expanded.update(n for v in _VAR.finditer(raw) if (n := _ref_name(v)))
         i += 1
     if current:
         script.commands.append(current)
     return script
+
+
+def _ref_name(m: re.Match[str]) -> str | None:
+    body = m.group("braced") if m.group("braced") is not None else m.group("plain")
+    found = re.match(r"[A-Za-z_][A-Za-z0-9_]*", body or "")
+    return found.group() if found else None
 
 
 def _all_assignments(words: list[Word]) -> bool:
@@ -282,9 +366,21 @@ def _assigned(
     inner_start = start + (1 if quoted else 0)
     body = value[1:-1] if quoted and value[-1:] == value[:1] else value
     pieces, known = (body, True) if value[:1] == "'" else expander._substitute(body)
-    if pieces != body:  # it referred to other variables: keep the expanded text, one span
-        return [Word(p, start, end, known) for p in pieces.split()] or [Word("", start, end)]
     out = []
-    for m in re.finditer(r"\S+", body):
+    if pieces != body:  # it refers to other variables
+        for m in _PIECE.finditer(body):
+            at, stop = inner_start + m.start(), inner_start + m.end()
+            ref = _VAR.fullmatch(m.group())
+            name = expander._ref(ref)[0] if ref else None
+            words = expander.script.variables.get(name) if name else None
+            if words is not None:  # `$GPT_ARGS`: its words, where they are written
+                out.extend(words)
+                continue
+            text, ok = expander._substitute(m.group())
+            # text mixed with an expansion has no place of its own that an edit could use
+            mixed = text != m.group()
+            out.extend(Word(p, at, stop, ok and not mixed) for p in text.split())
+        return out[:MAX_WORDS] or [Word("", start, end)]
+    for m in _PIECE.finditer(body):
         out.append(Word(m.group(), inner_start + m.start(), inner_start + m.end(), known))
     return out or [Word("", start, end)]

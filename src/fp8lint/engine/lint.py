@@ -114,12 +114,42 @@ def apply_rules(sites: list[Fp8Site], settings: RunSettings, file: SourceFile) -
             for f in rule.check(site, options):
                 fix = plan_to_fix(file, site, index, f.fix) if f.fix is not None else None
                 d = _diagnostic(rule, f, fix, file)
+                d = _at_the_script(d, site, file)
                 if len(site.layers) > 1:
                     d = replace(
                         d, message=f"{d.message} [effective config: {' > '.join(site.layers)}]"
                     )
                 out.append(d)
     return _dedupe(out)
+
+
+def _at_the_script(d: Diagnostic, site: Fp8Site, file: SourceFile) -> Diagnostic:
+    """A finding about a config that a launch script's overrides change (the script switches
+    FP8 on over a template, or its base config is missing) is the script's: it is reported
+    at the script's line that switched FP8 on (or another line of it the site reads), and
+    points at the template's line as related.  The template alone is linted on its own."""
+    if d.path == file.path or not site.layers or not site.layers[-1].endswith("(overrides)"):
+        return d
+    from fp8lint.model import SETTING_FIELDS
+
+    spans = [site.enable_span, site.enabled.span]
+    spans += [getattr(site, name).span for name in SETTING_FIELDS]
+    here = next((s for s in spans if s is not None and s.path == file.path), None)
+    if here is None:
+        return d
+    written = Related(d.path, d.line, d.column, "the value is written here")
+    return replace(
+        d,
+        path=here.path,
+        line=here.line,
+        column=here.column,
+        end_line=here.end_line,
+        end_column=here.end_column,
+        related=(written, *d.related),
+        source_line=file.line_text(here.line),
+        key=identity(file.line_text(here.line)),
+        fix=None,  # a fix would write into the template, which other scripts share
+    )
 
 
 def _diagnostic(rule: Rule, f: Finding, fix: Fix | None, file: SourceFile) -> Diagnostic:

@@ -218,9 +218,17 @@ def merged(layers: list[Node], edits: list[Edit], at: Node | Pos) -> Node:
         raise ParseError(exc.message, pos.line + 1, pos.column + 1) from None
 
 
-def _defaults(root: Node, folder: str) -> tuple[list[tuple[str, Node]], list[tuple[str, Node]]]:
+def _defaults(
+    root: Node,
+    folder: str,
+    missing: list[tuple[str, Node]] | None = None,
+    reader: Reader | None = None,
+) -> tuple[list[tuple[str, Node]], list[tuple[str, Node]]]:
     """The parent files named by `defaults:`, split at `_self_`: (merged before the file's own
-    keys, merged after them).  Without `_self_` the file's own keys come last (Hydra >= 1.1)."""
+    keys, merged after them).  Without `_self_` the file's own keys come last (Hydra >= 1.1).
+    Parents that are not found next to the file are added to `missing` (name, entry), except
+    Hydra's own groups (`hydra/...`), which come with Hydra.  A parent that is not there is
+    asked of `reader` too, so the cache notes its absence and a later one is seen."""
     pair = root.get("defaults")
     if pair is None:
         return [], []
@@ -255,6 +263,10 @@ def _defaults(root: Node, folder: str) -> tuple[list[tuple[str, Node]], list[tup
         )
         if os.path.isfile(candidate):
             kept.append((i, os.path.normpath(candidate), node))
+        elif missing is not None and not name.lstrip("/").startswith("hydra/"):
+            if reader is not None:
+                reader(candidate)  # noted as unreadable: the result holds until it appears
+            missing.append((name, node))
     split = len(names) if self_at is None else self_at
     return (
         [(path, node) for i, path, node in kept if i < split],
@@ -263,16 +275,22 @@ def _defaults(root: Node, folder: str) -> tuple[list[tuple[str, Node]], list[tup
 
 
 def effective_layers(
-    file: SourceFile, doc: Document, reader: Reader, chain: tuple[str, ...] = ()
+    file: SourceFile,
+    doc: Document,
+    reader: Reader,
+    chain: tuple[str, ...] = (),
+    missing: list[tuple[str, Node]] | None = None,
 ) -> tuple[list[Node], list[str]]:
     """The mappings to merge for this document, base first (its `defaults:` parents, each
-    with its own parents, and the document itself), and the files they come from."""
+    with its own parents, and the document itself), and the files they come from.  The
+    parents this document names that are not found go to `missing` (a parent's own missing
+    parents are reported when that parent is linted)."""
     root = doc.root
     if root is None or not root.is_map:
         return ([root] if root is not None else []), [file.path]
     here = os.path.normpath(os.path.abspath(file.path))
     chain = (*chain, here)
-    before, after = _defaults(root, os.path.dirname(file.path) or ".")
+    before, after = _defaults(root, os.path.dirname(file.path) or ".", missing, reader)
     layers: list[Node] = []
     names: list[str] = []
     for group in (before, None, after):
@@ -314,10 +332,10 @@ def effective_layers(
 
 
 def effective_root(
-    file: SourceFile, doc: Document, reader: Reader
+    file: SourceFile, doc: Document, reader: Reader, missing: list[tuple[str, Node]] | None = None
 ) -> tuple[Node | None, list[str]]:
     """The document merged over its `defaults:` parents, and the files it came from."""
-    layers, names = effective_layers(file, doc, reader)
+    layers, names = effective_layers(file, doc, reader, missing=missing)
     if len(layers) <= 1:
         return doc.root, names
     assert doc.root is not None

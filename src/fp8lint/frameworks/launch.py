@@ -8,7 +8,18 @@ Two kinds of command are read:
 - Hydra programs (NeMo 1.x `megatron_gpt_pretraining.py --config-path=... --config-name=...`,
   NeMo-Framework-Launcher `main.py training=llama/llama2_70b`): `key=value` overrides are
   applied over the named YAML config when that file is found next to the script or in the
-  working tree, and the merged, effective configuration is linted.
+  working tree, and the merged, effective configuration is linted.  A Launcher selection
+  (`training=llama/llama2_70b`) resolves in the `conf/` tree next to the program, under
+  `launcher_scripts_path=`, or in one of the script's ancestors, never above the repository
+  root (the nearest ancestor holding `.git`, else the working directory).  When the base
+  config is not there, the overrides alone are the site, over the defaults of the framework
+  the program belongs to, and the site's layers say the base was not found.
+- A variable of Megatron flags that switches FP8 on (`MODEL_OPTIONS="--fp8-format hybrid
+  ..."`) in a script with no launch line of its own (a file other scripts `source`) is a site,
+  reported where its flags are written.
+
+Only a command's program position counts: `[ -f pretrain_gpt.py ]`, `echo ...`, `cp`, `ls` and
+the like name a script without launching it.
 """
 
 from __future__ import annotations
@@ -16,15 +27,24 @@ from __future__ import annotations
 import os
 import re
 
-from fp8lint.documents.shell import Word, parse
+from fp8lint.documents.shell import Script, Word, parse
 from fp8lint.documents.text import Reader, SourceFile
-from fp8lint.documents.tree import Document
+from fp8lint.documents.tree import Document, Pos
 from fp8lint.frameworks import hydra, megatron
 from fp8lint.frameworks.base import Arg
 from fp8lint.model import EditInfo, Fp8Site, Span
 
 MEGATRON_SCRIPT = re.compile(r"(^|/)(pretrain_[\w]+\.py|train\.py)$")
 HYDRA_SCRIPT = re.compile(r"\.py$")
+# commands that name a file without running it: tests, output, file and shell utilities
+NOT_LAUNCH = frozenset(
+    "[ [[ test echo printf cat ls cp mv rm ln mkdir touch chmod chown cd pushd popd find "
+    "grep sed awk head tail tee wc diff wget curl git scp rsync tar stat file readlink "
+    "realpath dirname basename which type command source . unset return exit trap wait "
+    "sleep case for select function shift set".split()
+)
+# the flags that switch Megatron's FP8 on: a variable holding one is a site of its own
+_ENABLING = frozenset({"--fp8-format", "--fp8-hybrid", "--fp8-e4m3"})
 
 
 def sites_in(file: SourceFile, text: str, reader: Reader) -> list[Fp8Site]:
@@ -35,6 +55,8 @@ def sites_in(file: SourceFile, text: str, reader: Reader) -> list[Fp8Site]:
     from fp8lint.frameworks import shell_families
 
     for command in script.commands:
+        if not command or command[0].text in NOT_LAUNCH:
+            continue
         claimed = shell_families.from_command(file, command, script)
         if claimed is not None:  # a family of `shell_families` owns this command
             sites.extend(claimed)
@@ -44,7 +66,34 @@ def sites_in(file: SourceFile, text: str, reader: Reader) -> list[Fp8Site]:
             sites.append(_megatron(file, command, idx))
         else:
             sites.extend(_hydra(file, command, reader))
+    if not sites:
+        sites.extend(_flag_variables(file, script))
     return sites + shell_families.from_script(file, script, sites, reader)
+
+
+def _enables(words: list[Word]) -> bool:
+    return any(w.known and w.text.partition("=")[0] in _ENABLING for w in words)
+
+
+def _flag_variables(file: SourceFile, script: Script) -> list[Fp8Site]:
+    """Variables of Megatron flags that switch FP8 on, in a script that launches nothing
+    itself (a file other scripts `source`): each is a site where its flags are written.  A
+    variable built from another such variable (`ALL="$BASE $FP8_OPTS"`) is left to the one
+    that holds the flags, and one that a command of this file reads (`python bench.py $ARGS`,
+    a program fp8lint does not know) is that program's, not Megatron's."""
+    used = script.used()
+    found = [name for name, words in script.variables.items() if _enables(words)]
+    sites: list[Fp8Site] = []
+    for name in found:
+        if name in used:
+            continue  # a command of this file reads it: not a Megatron launch, or not ours
+        if script.refs.get(name, set()) & set(found):
+            continue
+        words = [w for w in script.variables[name] if w.text]
+        start, end = script.assigned_at[name]
+        head = Word(name, start, start + len(name))
+        sites.append(_megatron(file, [head, *words], 0, f"Megatron flags in `{name}`", end))
+    return sites
 
 
 def _value(word: Word) -> object:
@@ -54,7 +103,9 @@ def _value(word: Word) -> object:
     return text
 
 
-def _megatron(file: SourceFile, command: list[Word], idx: int) -> Fp8Site:
+def _megatron(
+    file: SourceFile, command: list[Word], idx: int, kind: str = "", end: int | None = None
+) -> Fp8Site:
     flags: dict[str, Arg] = {}
     words = command[idx + 1 :]
     i = 0
@@ -96,7 +147,7 @@ def _megatron(file: SourceFile, command: list[Word], idx: int) -> Fp8Site:
             anchor = end_word
         i += 1
     first, last = command[idx], command[-1]
-    span = file.span_of_indices(first.start, max(last.end, first.end))
+    span = file.span_of_indices(first.start, max(last.end, first.end, end or 0))
     edit = None
     if anchor is not None:
         edit = EditInfo.model_construct(
@@ -105,19 +156,26 @@ def _megatron(file: SourceFile, command: list[Word], idx: int) -> Fp8Site:
             insert_after=file.span_of_indices(anchor.start, anchor.end),
             keys=megatron.FLAG_KEYS,
         )
-    script = os.path.basename(first.text)
-    return megatron.site_from_flags(
-        flags, file.path, span, f"Megatron launch command (`{script}`)", edit
-    )
+    kind = kind or f"Megatron launch command (`{os.path.basename(first.text)}`)"
+    return megatron.site_from_flags(flags, file.path, span, kind, edit)
+
+
+# a Launcher group selection, `training=llama/llama2_70b`: a relative name, no variables
+_SELECTION = re.compile(r"[\w.\-]+(/[\w.\-]+)+")
+# NeMo 1.x's Hydra programs (examples/nlp/language_modeling/megatron_gpt_pretraining.py ...)
+# and the NeMo-Framework-Launcher's main.py, whose `training` stage runs them
+_NEMO1_PROGRAM = re.compile(r"(^|/)megatron_\w+\.py$")
+MAX_ANCESTORS = 16  # folders walked up from a script to find its repository's `conf/` tree
 
 
 def _hydra(file: SourceFile, command: list[Word], reader: Reader) -> list[Fp8Site]:
     idx = next((i for i, w in enumerate(command) if HYDRA_SCRIPT.search(w.text)), None)
     if idx is None:
         return []
+    program = command[idx]
     args = command[idx + 1 :]
     config_path = config_name = None
-    selection: tuple[str, str] | None = None
+    selections: list[tuple[str, str]] = []
     overrides: list[hydra.Override] = []
     for w in args:
         text = w.text
@@ -131,32 +189,43 @@ def _hydra(file: SourceFile, command: list[Word], reader: Reader) -> list[Fp8Sit
         ov = hydra.parse_override(text, file, w.start, w.end, w.known)
         if ov is None:
             continue
-        if len(ov.path) == 1 and ov.op == "set" and isinstance(ov.value, str) and "/" in ov.value:
-            selection = (ov.path[0], ov.value)  # launcher group selection: training=gpt3/5b
+        if (
+            len(ov.path) == 1
+            and ov.op == "set"
+            and ov.known
+            and isinstance(ov.value, str)
+            and _SELECTION.fullmatch(ov.value)
+        ):
+            selections.append((ov.path[0], ov.value))  # launcher group selection
             continue
         overrides.append(ov)
+    if not overrides or not (config_name or selections):
+        return []  # no config named, or nothing changed in it
     target: str | None = None
     prefix: tuple[str, ...] = ()
+    wanted = ""
     base = os.path.dirname(file.path) or "."
+    root = repository_root(file.path)
+    nemo1 = bool(_NEMO1_PROGRAM.search(program.text))
     if config_name:
-        target = _find(base, config_path or ".", config_name)
-    elif selection:
-        group, option = selection
-        target = _find(base, "conf", f"{group}/{option}") or _find(
-            base, "launcher_scripts/conf", f"{group}/{option}"
-        )
-        prefix = (group,)
-    if target is None:
-        return []
-    config = hydra.load_file(target, reader)
-    if config is None:
-        return []
-    docs = hydra._docs(config)
-    if not docs:
-        return []
-    roots, layers = hydra.effective_layers(config, docs[0], reader)
-    if not roots or not all(r.is_map for r in roots):
-        return []
+        target = _find(base, config_path or ".", config_name, root, reader)
+        wanted = config_name if config_name.endswith((".yaml", ".yml")) else config_name + ".yaml"
+        wanted = os.path.normpath(os.path.join(config_path or ".", wanted))
+    elif selections:
+        conf_dirs = _conf_dirs(file, program, overrides, root)
+        for group, option in selections:
+            for folder in conf_dirs:
+                target = _find(folder, ".", f"{group}/{option}", root, reader)
+                if target is not None:
+                    break
+            if target is not None:
+                prefix = (group,)
+                break
+        if target is None:  # the group that the overrides change (`training.model.fp8=...`)
+            changed = {o.path[0] for o in overrides if len(o.path) > 1}
+            group, option = next((g for g in selections if g[0] in changed), selections[0])
+            prefix, wanted = (group,), f"conf/{group}/{option}.yaml"
+            nemo1 = group == "training"
     mine = [o for o in overrides if o.path[: len(prefix)] == prefix]
     stripped = [
         hydra.Override(
@@ -175,21 +244,119 @@ def _hydra(file: SourceFile, command: list[Word], reader: Reader) -> list[Fp8Sit
     ]
     if not stripped:
         return []  # the config is linted on its own; nothing here changes it
-    at = file.pos_of_index(command[idx].start)
+    at = file.pos_of_index(program.start)
+    line = at.line + 1
+    if target is None:
+        return _without_base(file, stripped, at, line, wanted, nemo1) if wanted else []
+    config = hydra.load_file(target, reader)
+    if config is None:
+        return []
+    docs = hydra._docs(config)
+    if not docs:
+        return []
+    roots, layers = hydra.effective_layers(config, docs[0], reader)
+    if not roots or not all(r.is_map for r in roots):
+        return []
     merged = hydra.merged(roots, hydra.edits_of(stripped, file), at)
     from fp8lint.frameworks.trees import sites_of
 
-    line = file.pos_of_index(command[idx].start).line + 1
     found = sites_of(config, [Document(root=merged, index=0, start=docs[0].start)])
     chain = [*layers, f"{file.path}:{line} (overrides)"]
     return [s.model_copy(update={"layers": chain, "edit": None}) for s in found]
 
 
-def _find(base: str, config_path: str, name: str) -> str | None:
+def _without_base(
+    file: SourceFile,
+    overrides: list[hydra.Override],
+    at: Pos,
+    line: int,
+    wanted: str,
+    nemo1: bool,
+) -> list[Fp8Site]:
+    """The overrides alone, when the config they apply to is not in the repository: a NeMo 1.x
+    program's overrides are read over NeMo 1.x's defaults.  A program fp8lint cannot place
+    gives no site (its defaults are unknown)."""
+    if not nemo1:
+        return []
+    from fp8lint.documents.tree import Node
+    from fp8lint.frameworks import nemo1 as nemo1_framework
+
+    empty = Node("map", at, at, value=[])
+    tree = hydra.merged([empty], hydra.edits_of(overrides, file), at)
+    found = nemo1_framework.from_tree(
+        file, Document(root=tree, index=0, start=at), base_missing=True
+    )
+    chain = [
+        f"{wanted} (base config not found: unwritten values are NeMo 1.x defaults)",
+        f"{file.path}:{line} (overrides)",
+    ]
+    return [s.model_copy(update={"layers": chain, "edit": None}) for s in found]
+
+
+def repository_root(path: str) -> str:
+    """The folder above which nothing is read on a script's behalf: the nearest ancestor that
+    holds `.git`, else the working directory when the script lies under it, else the
+    script's own folder."""
+    here = os.path.dirname(os.path.abspath(path))
+    folder = here
+    for _ in range(64):
+        if os.path.exists(os.path.join(folder, ".git")):
+            return folder
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            break
+        folder = parent
+    cwd = os.path.abspath(os.getcwd())
+    return cwd if _inside(here, cwd) else here
+
+
+def _inside(path: str, root: str) -> bool:
+    path, root = os.path.normpath(path), os.path.normpath(root)
+    return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
+
+
+def _conf_dirs(
+    file: SourceFile, program: Word, overrides: list[hydra.Override], root: str
+) -> list[str]:
+    """Where a Launcher's `conf/` tree may be: next to its main.py, under
+    `launcher_scripts_path=`, then in the script's folder and each ancestor up to the root."""
+    base = os.path.dirname(os.path.abspath(file.path))
+    out: list[str] = []
+    if program.known:
+        out.append(os.path.join(base, os.path.dirname(program.text), "conf"))
+    for ov in overrides:
+        if ov.path == ("launcher_scripts_path",) and ov.known and isinstance(ov.value, str):
+            out.append(os.path.join(base, ov.value, "conf"))
+    folder = base
+    for _ in range(MAX_ANCESTORS):
+        out += [os.path.join(folder, "conf"), os.path.join(folder, "launcher_scripts", "conf")]
+        if os.path.normpath(folder) == os.path.normpath(root):
+            break
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            break
+        folder = parent
+    seen: set[str] = set()
+    kept = []
+    for d in out:
+        d = os.path.normpath(d)
+        if d not in seen and _inside(d, root):
+            seen.add(d)
+            kept.append(d if os.path.isabs(file.path) else os.path.relpath(d))
+    return kept
+
+
+def _find(base: str, config_path: str, name: str, root: str, reader: Reader) -> str | None:
+    """The first place the config is, inside the repository.  The places where it is not
+    are asked of `reader` too, so the cache notes their absence (a config added later is
+    seen, not a remembered 'not found')."""
     name = name if name.endswith((".yaml", ".yml")) else name + ".yaml"
     roots = [os.path.join(base, config_path), config_path, os.path.join(base, "..", config_path)]
-    for root in roots:
-        candidate = os.path.normpath(os.path.join(root, name))
+    for folder in roots:
+        candidate = os.path.normpath(os.path.join(folder, name))
+        if not _inside(os.path.abspath(candidate), root):
+            continue
         if os.path.isfile(candidate):
             return candidate
+        reader(candidate)
     return None

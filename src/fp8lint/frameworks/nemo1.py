@@ -43,7 +43,10 @@ _RENAMES = {
 }
 
 
-def from_tree(file: SourceFile, doc: Document) -> list[Fp8Site]:
+def from_tree(file: SourceFile, doc: Document, base_missing: bool = False) -> list[Fp8Site]:
+    """The `model:` section of a NeMo 1.x config.  `base_missing`: the tree holds only a
+    NeMo 1.x program's command-line overrides (its config is not in the repository), so the
+    program, not the keys, says it is NeMo 1.x, and what the config would set is unknown."""
     root = doc.root
     if root is None or not root.is_map:
         return []
@@ -52,7 +55,10 @@ def from_tree(file: SourceFile, doc: Document) -> list[Fp8Site]:
         return []
     model = pair[1].deref()
     keys = set(model.keys())
-    if not ({"fp8_hybrid", "fp8_e4m3"} & keys or ("fp8" in keys and "transformer_engine" in keys)):
+    nemo_keys = {"fp8_hybrid", "fp8_e4m3"} & keys or (
+        "fp8" in keys and "transformer_engine" in keys
+    )
+    if not nemo_keys and not (base_missing and "fp8" in keys):
         return []
     fields = args_of_map(file, root, ("model",), model, "model.{key}")
     for old, new in _RENAMES.items():
@@ -112,7 +118,8 @@ def from_tree(file: SourceFile, doc: Document) -> list[Fp8Site]:
                 )
             )
         elif (
-            not is_e4m3
+            not base_missing  # the missing config may set the format
+            and not is_e4m3
             and not is_hybrid
             and (e4m3 is None or e4m3.known)
             and (hybrid is None or hybrid.known)

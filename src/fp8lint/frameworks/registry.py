@@ -12,7 +12,7 @@ from fp8lint.documents.text import ParseError, Reader, SourceFile
 from fp8lint.documents.tree import Document, Node, TreeError, load_json, load_yaml, walk
 from fp8lint.frameworks import unidentified
 from fp8lint.frameworks.trees import sites_of
-from fp8lint.model import Fp8Site
+from fp8lint.model import Fp8Site, SourceNote
 
 SCRIPT_KEYS = ("script", "run", "command", "cmd", "before_script", "entrypoint")
 _LAUNCH = re.compile(
@@ -67,14 +67,31 @@ def parse_yaml(file: SourceFile, reader: Reader) -> list[Fp8Site]:
         raise ParseError(exc.message, exc.line, exc.column) from None
     sites: list[Fp8Site] = []
     for doc in docs:
-        root, layers = effective_root(file, doc, reader)
+        missing: list[tuple[str, Node]] = []
+        root, layers = effective_root(file, doc, reader, missing)
         if len(layers) == 1:
-            sites.extend(sites_of(file, [doc]))
-            continue
-        merged = Document(root=root, index=doc.index, start=doc.start, syntax=doc.syntax)
-        sites.extend(s.model_copy(update={"layers": layers}) for s in sites_of(file, [merged]))
+            found = sites_of(file, [doc])
+        else:
+            merged = Document(root=root, index=doc.index, start=doc.start, syntax=doc.syntax)
+            found = [s.model_copy(update={"layers": layers}) for s in sites_of(file, [merged])]
+        notes = [_missing_parent(file, name, node) for name, node in missing]
+        if notes:
+            found = [s.model_copy(update={"notes": [*s.notes, *notes]}) for s in found]
+        sites.extend(found)
     sites += script_snippets(file, docs, reader)
     return sites or unidentified.from_docs(file, docs)
+
+
+def _missing_parent(file: SourceFile, name: str, node: Node) -> SourceNote:
+    """A `defaults:` parent that is not next to the file (a typo, or a config that lives on
+    a search path fp8lint does not know): its settings are not in the effective config."""
+    return SourceNote.model_construct(
+        kind="missing-parent",
+        key=name,
+        span=file.span(node.start, node.end),
+        message=f"`defaults:` names `{name}`, which is not found next to this file; "
+        "its settings are left out of the effective config",
+    )
 
 
 def parse_json(file: SourceFile) -> list[Fp8Site]:
