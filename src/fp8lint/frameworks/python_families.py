@@ -43,4 +43,8 @@ def sites(ctx: Context, targets: list[Target]) -> list[Fp8Site]:
         from fp8lint.frameworks import olmo_core
 
         out.extend(olmo_core.sites(ctx))
+    if "_configs" in text:
+        from fp8lint.frameworks import nemo_perf
+
+        out.extend(nemo_perf.sites(ctx))
     return out
