@@ -47,4 +47,8 @@ def sites(ctx: Context, targets: list[Target]) -> list[Fp8Site]:
         from fp8lint.frameworks import nemo_perf
 
         out.extend(nemo_perf.sites(ctx))
+    if "Float8LinearConverter" in text:
+        from fp8lint.frameworks import torchtitan_py
+
+        out.extend(torchtitan_py.sites(ctx))
     return out
