@@ -51,4 +51,8 @@ def sites(ctx: Context, targets: list[Target]) -> list[Fp8Site]:
         from fp8lint.frameworks import torchtitan_py
 
         out.extend(torchtitan_py.sites(ctx))
+    if "transformer-engine" in text or "TransformerEnginePrecision" in text:
+        from fp8lint.frameworks import lightning
+
+        out.extend(lightning.sites(ctx))
     return out
