@@ -7,7 +7,7 @@ from the parsed file and returns its sites.
 * `torchtitan_py`: torchtitan's Python `Float8LinearConverter.Config(...)` (config registry);
 * `lightning`: Lightning's `precision="transformer-engine"` and `TransformerEnginePrecision`;
 * `msamp`: MS-AMP's `msamp.initialize(model, optimizer, opt_level=...)`;
-* and, in `te`, an autocast that names no recipe (TE's default recipe applies).
+* `te_default`: a TE autocast that names no recipe (TE's default recipe applies).
 
 This module is imported with `python_sites` (after the byte prefilter), so it holds only the
 words that make a file worth parsing for these families; the families themselves (and
@@ -29,7 +29,7 @@ WORDS: dict[str, str] = {
     "torchtitan_py": r"\bFloat8LinearConverter\b",
     "lightning": r"transformer-engine|\bTransformerEnginePrecision\b",
     "msamp": r"\bmsamp\b",
-    "te": r"\bfp8_autocast\b|\bte\.autocast\b|\btransformer_engine\.pytorch\b",
+    "te_default": r"\bfp8_autocast\b|\bte\.autocast\b|\btransformer_engine\.pytorch\b",
 }
 PATTERN = "|".join(WORDS.values())
 
@@ -55,4 +55,12 @@ def sites(ctx: Context, targets: list[Target]) -> list[Fp8Site]:
         from fp8lint.frameworks import lightning
 
         out.extend(lightning.sites(ctx))
+    if "msamp" in text:
+        from fp8lint.frameworks import msamp
+
+        out.extend(msamp.sites(ctx))
+    if "autocast" in text:
+        from fp8lint.frameworks import te, te_default
+
+        out.extend(te_default.sites(ctx, [t for t in targets if t.name in te.AUTOCASTS]))
     return out
