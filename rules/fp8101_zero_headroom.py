@@ -45,6 +45,10 @@ class ZeroHeadroom(Rule):
             "from transformer_engine.common.recipe import DelayedScaling\nr = DelayedScaling()\n",
         ),
         Example("margin.yaml", "MODEL_ARGS:\n  --fp8-format: hybrid\n  --fp8-margin: 1\n"),
+        Example(
+            "lightning_default.py",
+            'import lightning as L\nfabric = L.Fabric(precision="transformer-engine")\n',
+        ),
     )
     invalid = (
         Example(

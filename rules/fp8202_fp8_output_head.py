@@ -9,6 +9,7 @@ from fp8lint.diagnostics import Severity
 from fp8lint.model import Fp8Site
 from fp8lint.rule import Example, Finding, Rule, explain, where
 
+_TT_PY = "from torchtitan.components.quantization import Float8LinearConverter as F\n"
 _TT = '[model]\nname = "llama3"\nconverters = ["float8"]\n\n[quantize.linear.float8]\n'
 
 
@@ -21,10 +22,15 @@ class Fp8OutputHead(Rule):
         Example("filtered.toml", _TT + 'filter_fqns = ["output"]\n'),
         Example("rowwise.toml", _TT + 'recipe_name = "rowwise"\n'),
         Example("off.toml", '[model]\nname = "llama3"\n\n[quantize.linear.float8]\n'),
+        Example(
+            "registry.py",
+            _TT_PY + 'c = F.Config(recipe_name="tensorwise", filter_fqns=["lm_head"])\n',
+        ),
     )
     invalid = (
         Example("unfiltered.toml", _TT + "filter_fqns = []\n", lines=(6,)),
         Example("default.toml", _TT + "enable_fsdp_float8_all_gather = true\n", lines=(3,)),
+        Example("registry.py", _TT_PY + 'c = F.Config(recipe_name="tensorwise")\n', lines=(2,)),
     )
 
     def check(self, site: Fp8Site, options: Mapping[str, Any]) -> Iterator[Finding]:
