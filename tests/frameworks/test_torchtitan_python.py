@@ -87,9 +87,16 @@ def test_rowwise_default_does_not_warn_about_the_unfiltered_head() -> None:
     assert codes(src) == []  # FP8202 is about per-tensor scaling
 
 
-def test_emulate_is_tensorwise() -> None:
-    site = one(HEAD + "c = Float8LinearConverter.Config(emulate=True)\n")
+def test_emulate_is_tensorwise_and_its_test_config_is_quiet() -> None:
+    # torchtitan's llama3_debugmodel_float8_emulate_lora registry entry, a test-only config
+    src = HEAD + "c = Float8LinearConverter.Config(emulate=True, model_compile_enabled=False)\n"
+    site = one(src)
     assert site.recipe.value is Recipe.TENSORWISE and site.recipe.key == "emulate"
+    assert site.output_head_fp8.known is False
+    assert "test-only" in (site.output_head_fp8.note or "")
+    assert codes(src) == []
+    filtered = HEAD + 'c = Float8LinearConverter.Config(emulate=True, filter_fqns=["lm_head"])\n'
+    assert one(filtered).output_head_fp8.value is False
 
 
 def test_unknown_recipe_name_is_invalid() -> None:

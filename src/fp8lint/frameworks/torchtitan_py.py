@@ -87,6 +87,10 @@ def site(ctx: Context, call: cst.Call) -> Fp8Site:
             else "rowwise recipes cast every operand to E4M3",
         )
     head, router = _filters(ctx, call_span, kw.get("filter_fqns"))
+    if _emulated(kw) and head.value is True:
+        # torchtitan documents `emulate` as for tests only (no FP8 GEMM hardware): the head
+        # numerics of such a config are not what a training run gets
+        head = head.model_copy(update={"value": None, "known": False, "note": _EMULATE_NOTE})
     values["output_head_fp8"] = head
     if _mentions_moe(ctx):
         values["router_fp8"] = router
@@ -100,11 +104,21 @@ def site(ctx: Context, call: cst.Call) -> Fp8Site:
     )
 
 
+_EMULATE_NOTE = (
+    "`emulate=True` is torchtitan's test-only mode; the head is left to a real recipe's check"
+)
+
+
+def _emulated(kw: dict[str, Val]) -> bool:
+    emulate = kw.get("emulate")
+    return emulate is not None and emulate.arg.known and emulate.arg.value is True
+
+
 def _recipe(
     ctx: Context, call_span: Any, kw: dict[str, Val], invalid: list[SourceNote]
 ) -> Setting[Any]:
     emulate = kw.get("emulate")
-    if emulate is not None and emulate.arg.known and emulate.arg.value is True:
+    if emulate is not None and _emulated(kw):
         return written(
             emulate.arg,
             Recipe.TENSORWISE,
