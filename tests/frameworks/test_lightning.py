@@ -123,3 +123,14 @@ def test_published_fabric_fp8_example_keeps_its_torchao_site_quiet() -> None:
         assert [s.framework for s in sites] == [Framework.TORCHAO]
         diags, _ = lint_text(str(path), text, "python", RunSettings())
         assert [d for d in diags if d.severity.value in ("warning", "error")] == []
+
+
+def test_unknown_mapping_key_is_an_ignored_setting() -> None:
+    # as in Lightning's own test_transformer_engine.py: {"foo": 0, "fp8_format": "HYBRID"}
+    call = 'TransformerEnginePrecision(weights_dtype=w, recipe={"foo": 0, "fp8_format": "HYBRID"})'
+    src = PLUGIN + f"precision = {call}\n"
+    site = one(src)
+    assert [(n.kind, n.key) for n in site.notes] == [("ignored", "foo")]
+    assert at(site.notes[0].span) == (2, 65, 2, 73)
+    assert site.fmt.value is Fp8Format.HYBRID and site.invalid == []
+    assert codes(src) == [("FP8402", 2)]

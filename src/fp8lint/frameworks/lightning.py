@@ -7,7 +7,8 @@ transformer_engine.py`; the Trainer's plugin subclasses it): the precision strin
 `TransformerEnginePrecision(weights_dtype=torch.bfloat16)` (`float16` for the `-float16` one;
 `fabric/connector.py`, `pytorch/trainer/connectors/accelerator_connector.py`); `recipe=None`
 is TE's `DelayedScaling()`; a mapping is passed as `DelayedScaling(**recipe)` with
-`fp8_format` looked up by name on TE's `Format`; a TE recipe object is used as it is (then
+`fp8_format` looked up by name on TE's `Format` (a key DelayedScaling lacks is dropped by TE's
+pydantic dataclass, as `te` notes for keywords); a TE recipe object is used as it is (then
 the recipe's own call is the site, read by `te`).  `forward_context` enters
 `te.fp8_autocast(enabled=True, fp8_recipe=recipe)` with no amax group: the world.  With
 `replace_layers` None or True every `nn.Linear` whose sizes divide by 8 and 16 becomes a
@@ -19,7 +20,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, cast
 
-from fp8lint.frameworks.base import default, invalid_note, written
+from fp8lint.frameworks.base import default, invalid_note, note, written
 from fp8lint.frameworks.te import ALGOS, CLASSES, DELAYED_DEFAULTS, FORMATS, TE
 from fp8lint.model import AmaxScope, Fp8Site, Framework, Recipe, Setting, SourceNote, Span
 
@@ -130,15 +131,22 @@ def _plugin(ctx: Context, call: cst.Call) -> Fp8Site | None:
             if not ok or not isinstance(key, str):
                 return _site(ctx, call_span, kind, enabled, {}, _unknown(val), invalid)
             entries[key] = ctx.value_of(key, element, element.value)
-        for key, entry in entries.items():
-            if key not in RECIPE_KEYS:
-                invalid.append(invalid_note(entry.arg, "DelayedScaling has no such field"))
         from dataclasses import replace
 
         from fp8lint.frameworks.python_args import Val as ValType
 
         mapping = ValType(replace(val.arg, known=True, value=None, note=None), node)
-        return _site(ctx, call_span, kind, enabled, entries, mapping, invalid)
+        ignored = [
+            note(
+                "ignored",
+                entry.arg,
+                f"`{key}` is not a DelayedScaling field: TE's recipe dataclass drops it",
+            )
+            for key, entry in entries.items()
+            if key not in RECIPE_KEYS
+        ]
+        built = _site(ctx, call_span, kind, enabled, entries, mapping, invalid)
+        return built.model_copy(update={"notes": ignored}) if ignored else built
     return _site(ctx, call_span, kind, enabled, {}, _unknown(val), invalid)
 
 
