@@ -97,6 +97,16 @@ def test_disabled_torch_and_recipe_autocasts_are_not_default_sites() -> None:
     assert [s.kind for s in sites] == ["Transformer Engine Float8CurrentScaling(...)"]
 
 
+def test_jax_autocast_is_off_by_default_and_always_delayed() -> None:
+    jax = "import transformer_engine.jax as te\n"
+    # TE's own docs/examples/jax/attention/context_parallel.py: no FP8 without enabled=True
+    assert parse(jax + "with te.autocast(mesh_resource=mesh_resource):\n    pass\n") == []
+    site = one(jax + "with te.autocast(enabled=True, mesh_resource=mr):\n    pass\n")
+    assert site.recipe.value is Recipe.DELAYED and "JAX" in (site.recipe.note or "")
+    assert site.amax_scope.known is False  # a mesh, not an amax group
+    assert parse(jax + "with te.autocast(True, recipe):\n    pass\n") == []
+
+
 def test_autocast_enabled_by_a_flag_is_a_site_that_may_be_off() -> None:
     site = one(TE + "with te.fp8_autocast(enabled=args.fp8):\n    pass\n")
     assert site.enabled.known is False

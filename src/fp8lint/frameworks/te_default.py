@@ -6,8 +6,11 @@
 on Hopper and Ada (HYBRID, margin 0, history 1024, `max`), `MXFP8BlockScaling()` on
 Blackwell, `Float8CurrentScaling()` on compute capability 12.  The hardware is not in the file,
 so the site takes the Hopper default, as the issue asks and as the recipe most such code was
-written for, and says so in its note.  The recipe sites `te` builds from explicit recipe calls
-are separate; this site stands for the autocasts that name none (the first one anchors it).
+written for, and says so in its note.  TE's JAX autocast (`transformer_engine/jax/quantize/
+helper.py`) differs: `autocast(enabled=False, recipe=None, mesh_resource=None)`, off unless
+enabled, and its default recipe is always `DelayedScaling()`.  The recipe sites `te` builds
+from explicit recipe calls are separate; this site stands for the autocasts that name none
+(the first one anchors it).
 """
 
 from __future__ import annotations
@@ -21,10 +24,16 @@ from fp8lint.model import Fp8Site, Framework, Recipe, Setting
 if TYPE_CHECKING:
     from fp8lint.frameworks.python_args import CallArg, Context, Target
 
+_JAX_NOTE = "no recipe given: TE's JAX autocast uses DelayedScaling()"
 _RECIPE_NOTE = (
     "no recipe given: TE's get_default_fp8_recipe() is DelayedScaling() before Blackwell "
     "(MXFP8BlockScaling on Blackwell, Float8CurrentScaling on compute capability 12)"
 )
+
+
+def is_jax(tgt: Target) -> bool:
+    """TE's JAX autocast: `autocast(enabled=False, recipe=None, mesh_resource=None)`."""
+    return "transformer_engine.jax" in tgt.origin
 
 
 def _bare(tgt: Target) -> tuple[CallArg | None, CallArg | None] | None:
@@ -39,9 +48,12 @@ def _bare(tgt: Target) -> tuple[CallArg | None, CallArg | None] | None:
         return None  # `**kwargs` may carry the recipe
     keyed = {a.keyword: a for a in args if a.keyword is not None}
     plain = [a for a in args if a.keyword is None]
-    if "fp8_recipe" in keyed or "recipe" in keyed or len(plain) > 2:
+    recipe_at = 1 if is_jax(tgt) else 2
+    if "fp8_recipe" in keyed or "recipe" in keyed or len(plain) > recipe_at:
         return None
     enabled = keyed.get("enabled") or (plain[0] if plain else None)
+    if is_jax(tgt):
+        return enabled, None
     group = keyed.get("fp8_group") or keyed.get("amax_reduction_group")
     if group is None and len(plain) > 3:
         group = plain[3]
@@ -60,7 +72,10 @@ def sites(ctx: Context, autocasts: list[Target]) -> list[Fp8Site]:
         enabled_arg, group_arg = found
         call = tgt.call
         call_span = ctx.span(call)
+        jax = is_jax(tgt)
         if enabled_arg is None:
+            if jax:
+                continue  # TE's JAX autocast is off unless `enabled=True`
             enabled: Setting[Any] = default(True, TE, "enabled", call_span)
         else:
             arg = ctx.value_of("enabled", enabled_arg.node, enabled_arg.value).arg
@@ -73,7 +88,9 @@ def sites(ctx: Context, autocasts: list[Target]) -> list[Fp8Site]:
         recipe_key = "fp8_recipe" if tgt.name == "fp8_autocast" else "recipe"
         values: dict[str, Setting[Any]] = {
             "enabled": enabled,
-            "recipe": default(Recipe.DELAYED, TE, recipe_key, call_span, _RECIPE_NOTE),
+            "recipe": default(
+                Recipe.DELAYED, TE, recipe_key, call_span, _JAX_NOTE if jax else _RECIPE_NOTE
+            ),
             "fmt": default(FORMATS[DELAYED_DEFAULTS["fp8_format"]], TE, "fp8_format", call_span),
             "margin": default(DELAYED_DEFAULTS["margin"], TE, "margin", call_span),
             "amax_history_len": default(
@@ -83,8 +100,9 @@ def sites(ctx: Context, autocasts: list[Target]) -> list[Fp8Site]:
                 ALGOS[DELAYED_DEFAULTS["amax_compute_algo"]], TE, "amax_compute_algo", call_span
             ),
             "reduce_amax": default(DELAYED_DEFAULTS["reduce_amax"], TE, "reduce_amax", call_span),
-            "amax_scope": _group(ctx, call, group_arg, key),
         }
+        if not jax:  # the JAX autocast takes a mesh, not an amax group
+            values["amax_scope"] = _group(ctx, call, group_arg, key)
         return [
             Fp8Site.model_construct(
                 path=ctx.file.path,
