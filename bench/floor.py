@@ -17,11 +17,25 @@ import os
 import sys
 
 PREFILTER_ANY_CASE = (b"fp8", b"float8", b"delayedscaling", b"nvfp4")
-PREFILTER_EXACT = (b"msamp", b'"mx"')
+PREFILTER_EXACT = (
+    b"msamp",
+    b'"mx"',
+    b"transformer-engine",
+    b"TransformerEnginePrecision",
+    b"AORecipeKwargs",
+    b"te.autocast",
+)
 
 
 def mentions_fp8(data: bytes) -> bool:  # fp8lint's, line for line
-    if b"msamp" in data or b'"mx"' in data:
+    if (
+        b"msamp" in data
+        or b'"mx"' in data
+        or b"transformer-engine" in data
+        or b"TransformerEnginePrecision" in data
+        or b"AORecipeKwargs" in data
+        or b"te.autocast" in data
+    ):
         return True
     low = data.lower()
     return b"fp8" in low or b"float8" in low or b"delayedscaling" in low or b"nvfp4" in low

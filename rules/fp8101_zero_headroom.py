@@ -51,6 +51,10 @@ class ZeroHeadroom(Rule):
             "maxtext.sh",
             "python3 -m MaxText.train MaxText/configs/base.yml quantization=nanoo_fp8\n",
         ),
+        Example(
+            "lightning_default.py",
+            'import lightning as L\nfabric = L.Fabric(precision="transformer-engine")\n',
+        ),
     )
     invalid = (
         Example(

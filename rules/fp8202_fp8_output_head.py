@@ -10,6 +10,7 @@ from fp8lint.model import Fp8Site
 from fp8lint.rule import Example, Finding, Rule, explain, where
 
 _AM = "fp8:\n  enabled: true\n  recipe_name: tensorwise\n"
+_TT_PY = "from torchtitan.components.quantization import Float8LinearConverter as F\n"
 _TT = '[model]\nname = "llama3"\nconverters = ["float8"]\n\n[quantize.linear.float8]\n'
 
 
@@ -25,12 +26,17 @@ class Fp8OutputHead(Rule):
         Example("automodel.yaml", _AM + '  filter_fqns: ["lm_head"]\n'),
         Example("automodel_rowwise.yaml", "fp8:\n  enabled: true\n  recipe_name: rowwise\n"),
         Example("automodel_off.yaml", "fp8:\n  enabled: false\n  recipe_name: tensorwise\n"),
+        Example(
+            "registry.py",
+            _TT_PY + 'c = F.Config(recipe_name="tensorwise", filter_fqns=["lm_head"])\n',
+        ),
     )
     invalid = (
         Example("unfiltered.toml", _TT + "filter_fqns = []\n", lines=(6,)),
         Example("default.toml", _TT + "enable_fsdp_float8_all_gather = true\n", lines=(3,)),
         Example("automodel_head.yaml", _AM + '  filter_fqns: ["self_attn.q_proj"]\n', lines=(4,)),
         Example("automodel_default.yaml", "fp8:\n  enabled: true\n  emulate: false\n", lines=(2,)),
+        Example("registry.py", _TT_PY + 'c = F.Config(recipe_name="tensorwise")\n', lines=(2,)),
     )
 
     def check(self, site: Fp8Site, options: Mapping[str, Any]) -> Iterator[Finding]:

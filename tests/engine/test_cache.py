@@ -548,3 +548,22 @@ def test_checking_a_dependency_never_blocks_on_a_pipe(tmp_path: Path) -> None:
     assert cache_mod._dependency_holds(read[0]) is True
     big.write_text("x" * 50)  # now under the limit: the result that skipped it is stale
     assert cache_mod._dependency_holds(read[0]) is False
+
+
+def test_code_fingerprint_covers_the_whole_package() -> None:
+    # an edit to a framework recognizer or a rule must start a new cache, not only an edit to
+    # the engine: the fingerprint counts every .py/.md file of the package (rules via their link)
+    import fp8lint
+    from fp8lint.engine.cache import _code_fingerprint
+
+    top = os.path.dirname(os.path.abspath(fp8lint.__file__))
+    files = [
+        name
+        for folder, dirs, names in os.walk(top, followlinks=True)
+        if "__pycache__" not in folder.split(os.sep)
+        for name in names
+        if name.endswith((".py", ".md"))
+    ]
+    assert any(n.startswith("fp8101_") for n in files)  # the rules are inside
+    assert "python_sites.py" in files  # and the frameworks
+    assert int(_code_fingerprint()[16:], 16) == len(files) + 1  # + the version

@@ -137,8 +137,9 @@ def sha256(data: bytes) -> str:
 
 @lru_cache(maxsize=1)
 def _code_fingerprint() -> str:
-    """Names, sizes and mtimes of fp8lint's own files: an edited checkout is a new cache."""
-    top = os.path.dirname(os.path.abspath(__file__))
+    """Names, sizes and mtimes of fp8lint's own files: an edited checkout is a new cache.
+    The whole package (frameworks, rules through their link, documents), not only `engine`."""
+    top = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     parts: list[str] = [__version__]
     stack = [top]
     while stack:

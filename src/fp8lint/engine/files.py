@@ -18,15 +18,31 @@ from fp8lint.documents import kind_for
 
 # The prefilter: a file that names none of these cannot hold FP8 settings.  The first words
 # match in any case, the others as written: `msamp` in any case would catch every
-# `RandomSampler`.  Substring tests on a lowered copy run ~7x faster than one (?i) regex.
+# `RandomSampler`.  Lightning's `precision="transformer-engine"` and `TransformerEnginePrecision`,
+# Accelerate's `AORecipeKwargs` and a bare `te.autocast()` set FP8 without saying it.
+# Substring tests on a lowered copy run ~7x faster than one (?i) regex.
 PREFILTER_ANY_CASE = (b"fp8", b"float8", b"delayedscaling", b"nvfp4")  # as in `mentions_fp8`
-PREFILTER_EXACT = (b"msamp", b'"mx"')
+PREFILTER_EXACT = (
+    b"msamp",
+    b'"mx"',
+    b"transformer-engine",
+    b"TransformerEnginePrecision",
+    b"AORecipeKwargs",
+    b"te.autocast",
+)
 
 
 def mentions_fp8(data: bytes) -> bool:
     """The byte-level prefilter (UTF-8 and ASCII-compatible text).  Written out rather than
     looping over the word lists: this runs on every file of a tree."""
-    if b"msamp" in data or b'"mx"' in data:
+    if (
+        b"msamp" in data
+        or b'"mx"' in data
+        or b"transformer-engine" in data
+        or b"TransformerEnginePrecision" in data
+        or b"AORecipeKwargs" in data
+        or b"te.autocast" in data
+    ):
         return True
     low = data.lower()
     return b"fp8" in low or b"float8" in low or b"delayedscaling" in low or b"nvfp4" in low

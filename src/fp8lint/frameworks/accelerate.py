@@ -270,7 +270,7 @@ def from_tree(file: SourceFile, doc: Document) -> list[Fp8Site]:
 
 # ------------------------------------------------------------------------ Python handlers
 
-CLASSES = frozenset({"FP8RecipeKwargs", "TERecipeKwargs"})
+CLASSES = frozenset({"FP8RecipeKwargs", "TERecipeKwargs", "AORecipeKwargs"})
 # the keywords the handlers have
 PYTHON_KEYS = frozenset(
     {
@@ -293,6 +293,8 @@ def from_python(ctx: Context, tgt: Target) -> Fp8Site:
     from fp8lint.frameworks.python_args import canonical_text
 
     call, cls = tgt.call, tgt.name
+    if cls == "AORecipeKwargs":
+        return ao_site(ctx, tgt)
     call_span = ctx.span(call)
     kw = ctx.keywords(call)
     for name, val in ctx.overrides(call):
@@ -324,4 +326,75 @@ def from_python(ctx: Context, tgt: Target) -> Fp8Site:
         f"Accelerate {cls}(...)",
         enabled,
         edit=ctx.edit_info(call, KEYS),
+    )
+
+
+# `AORecipeKwargs(config=None, module_filter_func=None, ...)`: torchao float8 through
+# Accelerate (`utils/dataclasses.py`, `utils/ao.py`, `accelerator.py` `_prepare_ao` at 16cb6eb).
+# `config=None` becomes `Float8LinearConfig(pad_inner_dim=True, enable_fsdp_float8_all_gather=
+# True)`, tensorwise; `module_filter_func=None` becomes `filter_linear_layers` with the model's
+# first and last linear layers filtered, so the output head stays in high precision.
+_AO_HEAD_NOTE = (
+    "no module_filter_func given: Accelerate skips the model's first and last linear layers"
+)
+
+
+def ao_site(ctx: Context, tgt: Target) -> Fp8Site:
+    """`AORecipeKwargs(...)`: the torchao recipe of `config` and the head `module_filter_func`
+    leaves in FP8, with Accelerate's defaults for both."""
+    from fp8lint.frameworks import torchao
+    from fp8lint.frameworks.python_args import call_args
+
+    call = tgt.call
+    call_span = ctx.span(call)
+    args = call_args(call)
+    keyed = {a.keyword: a for a in args if a.keyword is not None}
+    splat = next((a for a in args if a.star == "**"), None)
+    invalid: list[SourceNote] = []
+    values: dict[str, Setting[Any]] = {
+        "enabled": Setting[bool].model_construct(
+            value=True, known=True, provenance="derived", key="AORecipeKwargs", span=call_span
+        ),
+    }
+    config = keyed.get("config")
+    if config is None and splat is None:
+        recipe: Setting[Any] = default(
+            Recipe.TENSORWISE,
+            LABEL,
+            "config",
+            call_span,
+            "no `config` given: Accelerate builds Float8LinearConfig(pad_inner_dim=True, "
+            "enable_fsdp_float8_all_gather=True), which is tensorwise",
+        )
+    else:
+        recipe = torchao._recipe(ctx, call_span, config, splat, invalid)
+    values["recipe"] = recipe
+    if recipe.known and isinstance(recipe.value, Recipe):
+        tensorwise = recipe.value is Recipe.TENSORWISE
+        values["fmt"] = default(
+            Fp8Format.HYBRID if tensorwise else Fp8Format.E4M3,
+            "torchao",
+            recipe.key,
+            recipe.span,
+            "tensorwise casts gradients to E5M2 (E4M3 forward)"
+            if tensorwise
+            else f"{recipe.value.value} casts every operand to E4M3",
+        )
+    filt = keyed.get("module_filter_func")
+    none_given = filt is not None and ctx.literal(filt.value) == (True, None)
+    if (filt is None and splat is None) or none_given:
+        values["output_head_fp8"] = default(
+            False, LABEL, "module_filter_func", call_span, _AO_HEAD_NOTE
+        )
+    else:
+        # the torchao reading of a filter function (keyword renamed to Accelerate's)
+        head, _router = torchao._filter(ctx, call_span, filt, splat)
+        values["output_head_fp8"] = head.model_copy(update={"key": "module_filter_func"})
+    return Fp8Site.model_construct(
+        path=ctx.file.path,
+        framework=Framework.ACCELERATE,
+        kind="Accelerate AORecipeKwargs(...)",
+        span=call_span,
+        invalid=invalid,
+        **cast("dict[str, Any]", values),  # keys are Setting fields
     )

@@ -16,6 +16,7 @@ import re
 from typing import TYPE_CHECKING
 
 from fp8lint.documents.text import ParseError, SourceFile
+from fp8lint.frameworks.python_families import PATTERN as FAMILY_WORDS
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping
@@ -29,7 +30,7 @@ if TYPE_CHECKING:
 SITE_NAMES = re.compile(
     r"DelayedScaling|Float8CurrentScaling|MXFP8BlockScaling|Float8BlockScaling|"
     r"NVFP4BlockScaling|MegatronMixedPrecision|MixedPrecisionConfig|RecipeKwargs|"
-    r"convert_to_float8_training|_mixed\b"
+    r"convert_to_float8_training|_mixed\b|" + FAMILY_WORDS
 )
 # What a top-level definition must mention to matter to any recognizer: the site names, the
 # calls read around them (autocasts, checkpoints, TE linears, the strategy, torchao's config).
@@ -62,7 +63,7 @@ def load(file: SourceFile) -> PyModule:
 
 
 def _sites(file: SourceFile) -> list[Fp8Site]:
-    from fp8lint.frameworks import accelerate, bridge, nemo2, te, torchao
+    from fp8lint.frameworks import accelerate, bridge, nemo2, python_families, te, torchao
     from fp8lint.frameworks.python_args import Context
 
     ctx = Context(load(file))
@@ -121,6 +122,7 @@ def _sites(file: SourceFile) -> list[Fp8Site]:
         name = value.strip().replace("-", "_")
         if name in nemo2.PRESETS:  # a preset named as a string: Bridge looks it up
             out.append(bridge.preset_site(ctx, name, value, node, topology, []))
+    out.extend(python_families.sites(ctx, targets))
     te_autocast = any(t.name in te.AUTOCASTS and te.is_te_autocast(t) for t in targets)
     sites = te.module_facts(ctx, out, te_autocast)
     return sorted(
