@@ -7,7 +7,7 @@ from typing import Any
 
 from fp8lint.diagnostics import Severity
 from fp8lint.model import Fp8Site
-from fp8lint.rule import Example, Finding, Rule, explain, where
+from fp8lint.rule import Example, Finding, Rule, converted_by, where
 
 _TT = '[model]\nname = "llama3"\nconverters = ["float8"]\n\n[quantize.linear.float8]\n'
 
@@ -35,11 +35,10 @@ class Fp8OutputHead(Rule):
         yield Finding(
             span=where(head, site),
             message=(
-                f"the output head is converted to FP8 ({explain(head)}) with {recipe.value} "
-                "scaling: one scale for the whole logits GEMM, whose inputs carry the "
-                "model's largest outliers. Accelerate skips the first and last linear layers "
-                '"for stability reasons", torchao\'s example filters the last module, and '
-                'Megatron keeps the head in BF16 unless MXFP8. Exclude it: add "output" to '
-                "torchtitan's filter_fqns, or return False for it in torchao's module_filter_fn"
+                f"the output head runs in FP8 with {recipe.value} scaling ({converted_by(head)})"
+            ),
+            note=(
+                "the logits GEMM carries the largest outliers under one scale; exclude it "
+                '(add "output" to filter_fqns)'
             ),
         )

@@ -7,7 +7,7 @@ from typing import Any
 
 from fp8lint.diagnostics import Severity
 from fp8lint.model import Fp8Site
-from fp8lint.rule import Example, Finding, Rule, explain, where
+from fp8lint.rule import Example, Finding, Rule, term, where
 
 
 class DelayedWithRecompute(Rule):
@@ -64,18 +64,14 @@ class DelayedWithRecompute(Rule):
         yield Finding(
             span=where(rec, site),
             message=(
-                f"full activation recompute ({explain(rec)}) with delayed scaling: the "
-                "recomputed forward runs the FP8 casts again and appends to the persistent amax "
-                'history (Megatron commit 7ba8c84dfd: "double-updates it and silently '
-                "diverges\"; TE #1190 / PR #1254 for recompute outside TE's checkpoint)"
-                + (
-                    ". Megatron rejects this together with the EP all-to-all overlap "
-                    "(--overlap-moe-expert-parallel-comm) at launch"
-                    if overlap
-                    else ""
-                )
-                + ". Current-scaling recipes (tensorwise, blockwise, mxfp8) re-derive identical "
-                "scales and are immune; or use selective recompute"
+                f"full activation recompute with delayed scaling: {term(rec)}"
+                + (" and the EP all-to-all overlap" if overlap else "")
+            ),
+            note=(
+                "Megatron rejects this with --overlap-moe-expert-parallel-comm at launch"
+                if overlap
+                else "the recomputed forward updates the amax history twice (Megatron "
+                "7ba8c84dfd); current scaling or selective recompute avoids it"
             ),
             severity=Severity.ERROR if overlap else None,
         )

@@ -157,8 +157,8 @@ def test_nemo_script_overrides_a_template_in_the_tree(tmp_path: Path) -> None:
     assert [(d["filename"], d["location"]["row"], d["code"]) for d in data] == [  # type: ignore[index]
         ("conf/gpt.yaml", 10, "FP8101"),
     ]
-    message = str(data[0]["message"])
-    assert "effective config: conf/gpt.yaml > scripts/run.sh:1 (overrides)" in message
+    note = str(data[0]["note"])
+    assert "effective config: conf/gpt.yaml > scripts/run.sh:1 (overrides)" in note
     # the template alone is quiet (FP8 is off there)
     assert findings(tmp_path, "conf/gpt.yaml") == []
 
@@ -276,13 +276,13 @@ def test_corpus_and_scripts_together(corpus: Path, tmp_path: Path) -> None:
     )
     data = findings(tree)
     assert not [d for d in data if d["code"] == "FP8001"]
-    merged = [d for d in data if "run.sh:1 (overrides)" in str(d["message"])]
+    merged = [d for d in data if "run.sh:1 (overrides)" in str(d["note"])]
     loud = [d for d in merged if d["severity"] != "info"]
     assert [d["code"] for d in loud] == ["FP8101"]
     assert str(loud[0]["filename"]).endswith("conf/training/llama/llama2_70b.yaml")
     # every finding of the tree that is not from a single file names its layers
     assert all(
-        "effective config:" in str(d["message"])
+        "effective config:" in str(d["note"])
         for d in data
         if str(d["filename"]).endswith("conf/training/llama/llama2_70b.yaml")
     )

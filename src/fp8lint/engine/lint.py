@@ -112,9 +112,8 @@ def apply_rules(sites: list[Fp8Site], settings: RunSettings, file: SourceFile) -
                 fix = plan_to_fix(file, site, index, f.fix) if f.fix is not None else None
                 d = _diagnostic(rule, f, fix, file)
                 if len(site.layers) > 1:
-                    d = replace(
-                        d, message=f"{d.message} [effective config: {' > '.join(site.layers)}]"
-                    )
+                    chain = f"effective config: {' > '.join(site.layers)}"
+                    d = replace(d, note=f"{d.note}; {chain}" if d.note else chain)
                 out.append(d)
     return _dedupe(out)
 
@@ -137,6 +136,7 @@ def _diagnostic(rule: Rule, f: Finding, fix: Fix | None, file: SourceFile) -> Di
         fix=fix,
         source_line=line,
         key=f.key or identity(line),
+        note=f.note,
     )
 
 
