@@ -182,7 +182,7 @@ def test_three_level_defaults_chain(tmp_path: Path) -> None:
     assert ("conf/base.yaml", 10, "FP8101") in rows
     # TP 3 (top) does not divide 16 GPUs (base's trainer): reported where TP is written
     assert ("conf/top.yaml", 6, "FP8305") in rows
-    assert all("conf/base.yaml > conf/mid.yaml > conf/top.yaml" in str(d["message"]) for d in data)
+    assert all("conf/base.yaml > conf/mid.yaml > conf/top.yaml" in str(d["note"]) for d in data)
     r = run_cli("show", "conf/top.yaml", cwd=tmp_path)
     assert "layers (base first): conf/base.yaml > conf/mid.yaml > conf/top.yaml" in r.stdout
     assert "written at conf/mid.yaml:4:25 `model.fp8_amax_history_len`" in r.stdout
@@ -220,7 +220,7 @@ def test_launcher_selection_and_overrides(tmp_path: Path) -> None:
     assert [(d["filename"], d["location"]["row"], d["code"]) for d in data] == [  # type: ignore[index]
         ("launcher_scripts/conf/training/llama/llama2_70b.yaml", 10, "FP8101"),
     ]
-    assert "run_llama.sh:1 (overrides)" in str(data[0]["message"])
+    assert "run_llama.sh:1 (overrides)" in str(data[0]["note"])
 
 
 # ----------------------------------------------------------------------------- TOML

@@ -9,7 +9,6 @@ from fp8lint.documents import kind_for
 from fp8lint.engine import fix_text, lint_text
 from fp8lint.settings import RunSettings
 
-
 # a finding's message is one short line (what is wrong and the key), its note one more
 MESSAGE_CAP = 160
 NOTE_CAP = 240

@@ -561,6 +561,27 @@ def test_cli_plot(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert err == f"Wrote {png}.\n"
 
 
+def test_cli_plot_counts_the_tensors_it_leaves_out(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A trace of hundreds of tensors: the plot's stderr line is a short count, not a 5 KB
+    list of names (issue 13)."""
+    names = [f"module.decoder.layers.{i}.self_attention.linear_qkv_activation" for i in range(161)]
+    plotted: list[str] = []
+
+    def fake_plot(result: report.Result, path: str) -> list[str]:
+        plotted.append(path)
+        return names[report.MAX_PLOTTED :]  # what report.plot returns: the names left out
+
+    monkeypatch.setattr(report, "plot", fake_plot)
+    monkeypatch.setattr(report, "pyplot", lambda: None)  # matplotlib need not be installed
+    png = tmp_path / "p.png"
+    code, out, err = sim(capsys, "--synthetic", "--steps", "50", "--no-sweep", "--plot", str(png))
+    assert plotted == [str(png)] and out.startswith("Trace: synthetic")
+    assert err == f"Wrote {png}: the first 4 tensors, 157 more tensors left out.\n"
+    assert names[-1] not in err and err.count("\n") == 1
+
+
 def test_cli_fnuz_and_explicit_input_format(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
