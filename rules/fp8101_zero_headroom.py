@@ -106,8 +106,8 @@ class ZeroHeadroom(Rule):
             span=where(target, site),
             message=f"zero headroom: {term(site.margin)} with {cause}",
             note=(
-                "each delayed scale fits the previous micro-batch's amax exactly, so any rise "
-                "clips silently (a 2x spike loses half the outlier)"
+                "headroom 0 binades: each scale fits the previous micro-batch's amax exactly, so "
+                "any rise clips silently (a 2x spike loses half the outlier)"
             ),
             related=enabled_related(site, target),
             headroom_binades=0.0,

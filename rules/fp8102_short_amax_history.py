@@ -86,8 +86,8 @@ class ShortAmaxHistory(Rule):
                 f"short amax history: {term(site.amax_history_len)} (NVIDIA's recipes use 1024)"
             ),
             note=(
-                f"{amax_over(m)} the largest of the last {hist} clips; only spikes "
-                f"that recur within {hist} micro-batches are absorbed (TE #1169)"
+                f"headroom {m} binade{'s' if m != 1 else ''}: {amax_over(m)} the largest of the "
+                f"last {hist} clips; only spikes recurring within {hist} steps are absorbed"
             ),
             headroom_binades=float(m),
             fix=FixPlan(

@@ -58,14 +58,15 @@ class AmaxHistoryUnused(Rule):
         target = hist if hist.written else algo
         m = site.margin.value
         headroom = (
-            f"{amax_over(m)} the previous one clips, as with a history of 1"
+            f"headroom {m} binade{'s' if m != 1 else ''}, as with a history of 1: "
+            f"{amax_over(m)} the previous one clips"
             if m is not None
-            else "the headroom is the margin alone, as with a history of 1"
+            else "headroom: the margin (not readable here), as with a history of 1"
         )
         yield Finding(
             span=where(target, site),
             message=f"{term(algo)} reads only the newest entry of {term(hist)}",
-            note=f"the history window costs memory and protects nothing: {headroom}",
+            note=f"the window costs memory for nothing; {headroom}",
             headroom_binades=float(m) if m is not None else None,
             fix=FixPlan(
                 Applicability.SAFE,

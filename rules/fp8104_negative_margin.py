@@ -54,8 +54,8 @@ class NegativeMargin(Rule):
             span=where(site.margin, site),
             message=f"negative margin: {term(site.margin)}",
             note=(
-                f"the reference amax maps to 2^{-m} x FP8_MAX, so values above 1/2^{-m} of it "
-                "saturate on every step, not just on spikes"
+                f"headroom {m} binades: the reference amax maps to 2^{-m} x FP8_MAX, so values "
+                f"above 1/2^{-m} of it saturate on every step"
             ),
             headroom_binades=float(m),
             fix=FixPlan(Applicability.SAFE, "set margin 0", (SetValue("margin", 0),)),

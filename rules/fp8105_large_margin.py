@@ -50,8 +50,9 @@ class LargeMargin(Rule):
             span=where(site.margin, site),
             message=f"large margin: {term(site.margin)} shifts every value {m} binades down",
             note=(
-                f"{pow2(m)}x headroom, but {fwd.upper()} keeps about {left:.1f} of its "
-                f"{NORMAL_BINADES[fwd]} normal binades and small values underflow; NVIDIA uses 0"
+                f"headroom {m} binades ({pow2(m)}x), but {fwd.upper()} keeps about {left:.1f} of "
+                f"its {NORMAL_BINADES[fwd]} normal binades and small values underflow; NVIDIA "
+                "uses 0"
             ),
             headroom_binades=float(m),
         )

@@ -72,7 +72,8 @@ class MarginBelowPolicy(Rule):
             span=where(site.margin, site),
             message=f"{term(site.margin)} is below the policy minimum of {minimum}",
             note=(
-                f"{amax_over(m)} the reference amax clips; the policy asks for "
+                f"headroom {m} binade{'s' if m != 1 else ''}: {amax_over(m)} the reference amax "
+                "clips; the policy asks for "
                 f"{minimum} binade{'s' if minimum != 1 else ''} ({pow2(minimum)}x)"
             ),
             related=enabled_related(site, site.margin),

@@ -34,7 +34,7 @@ def shard_problems(site: Fp8Site) -> list[str]:
     if ffn is not None and ffn % tp == 0:
         shard = ffn // tp
         if shard % last:
-            out.append(f"FC2 input per shard {ffn}/{tp} = {shard} is not a multiple of {last}")
+            out.append(f"ffn hidden size / TP = {ffn}/{tp} = {shard} is not a multiple of {last}")
         width = 2 * shard if site.gated_mlp.value else shard
         if width % lead and shard % last == 0:
             out.append(f"FC1 output per shard {width} is not a multiple of {lead}")

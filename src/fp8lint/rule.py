@@ -166,7 +166,7 @@ def _shared(setting: Setting[Any]) -> str:
         return ""
     at, note = setting.via[-1], setting.note or ""
     if note.startswith("via "):
-        return f", {note} at line {at.line}"
+        return f", {note} defined at line {at.line}"
     if note.startswith("merged"):
         return f", merged in with `<<` from line {at.line}"
     if setting.span is not None and at.start_offset == setting.span.start_offset:
