@@ -43,9 +43,7 @@ class DormantRiskySettings(Rule):
             return
         yield Finding(
             span=where(site.enabled, site),
-            message=(
-                f"FP8 is off, but enabling it gives zero headroom: {term(site.margin)} with {cause}"
-            ),
+            message=(f"zero headroom once FP8 is switched on: {term(site.margin)} with {cause}"),
             note=(
                 "whoever switches FP8 on trips FP8101; set amax_history_len 1024 and "
                 "amax_compute_algo max in the template"
