@@ -507,3 +507,42 @@ def test_refused_fix_names_the_shared_anchor(tmp_path: Path) -> None:
     ) in r.stderr
     assert "`tensor_parallel`" not in r.stderr
     assert "fixable" not in r.stdout
+
+
+def test_refusal_names_a_shared_merge_template() -> None:
+    """A value merged in with `<<` from a template that the fix rewrote: the refusal names the
+    key that reads it and the merge, not the model field (issue 13)."""
+    from fp8lint.diagnostics import Applicability, Diagnostic, Fix, Severity, TextEdit
+    from fp8lint.fixes import _unintended
+    from fp8lint.model import Setting, Span
+
+    template = Span(
+        path="m.yaml", line=3, column=25, end_line=3, end_column=26, start_offset=60, end_offset=61
+    )
+    merged = Setting[int].model_construct(
+        value=4,
+        known=True,
+        provenance="written",
+        span=template,
+        key="other.fp8_amax_history_len",
+        note="merged in with `<<`",
+        via=(template,),
+    )
+    edit = TextEdit("1024", 3, 25, 3, 26, 60, 61)
+    chosen = Diagnostic(
+        "FP8102", "short-amax-history", Severity.INFO, "m", "m.yaml", 3, 25, 3, 26,
+        fix=Fix(Applicability.UNSAFE, "set amax_history_len 1024", (edit,)),
+    )  # fmt: skip
+    assert _unintended("amax_history_len", merged, [chosen]) == (
+        "`other.fp8_amax_history_len` would change too: it shares the value defined at line 3 "
+        "(merged in with `<<`)"
+    )
+    # an edit elsewhere is not the cause: the plain wording, naming the key
+    far = TextEdit("1024", 9, 1, 9, 2, 200, 201)
+    other = Diagnostic(
+        "FP8102", "short-amax-history", Severity.INFO, "m", "m.yaml", 9, 1, 9, 2,
+        fix=Fix(Applicability.UNSAFE, "set", (far,)),
+    )  # fmt: skip
+    assert _unintended("amax_history_len", merged, [other]) == (
+        "`other.fp8_amax_history_len` changed although no fix meant to change it"
+    )
