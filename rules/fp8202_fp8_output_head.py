@@ -38,7 +38,7 @@ class Fp8OutputHead(Rule):
                 f"the output head runs in FP8 with {recipe.value} scaling ({converted_by(head)})"
             ),
             note=(
-                "the logits GEMM carries the largest outliers under one scale; exclude it "
-                '(add "output" to filter_fqns)'
+                "the logits GEMM carries the largest outliers under one scale; keep the head out "
+                'of FP8 ("output" in filter_fqns, module_filter_fn, or a plain nn.Linear)'
             ),
         )

@@ -191,9 +191,11 @@ def enabled_related(site: Fp8Site, setting: Setting[Any]) -> tuple[tuple[Span, s
 
 def converted_by(setting: Setting[Any]) -> str:
     """What leaves a module in FP8, for a message: the filter key that does not exclude it
-    (written, or its default), or just "converted" where no key decides it."""
+    (written, or its default), the code that converts it, or just "converted"."""
     if not setting.key:
         return "converted"
+    if "filter" not in setting.key.lower():
+        return f"`{setting.key}`"  # e.g. a TE Linear assigned as the head
     return f"not excluded by {'' if setting.written else 'the default '}`{setting.key}`"
 
 
