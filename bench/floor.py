@@ -4,9 +4,10 @@
 
 Walks the tree as fp8lint does (sorted, skipping hidden folders and the same folder names),
 reads every file with an extension fp8lint reads, applies the same byte prefilter as
-`fp8lint.engine.mentions_fp8` (the same words, the same way), and for the files that pass
-composes the YAML with libyaml and `json.loads` the JSON.  Python, TOML and shell files that
-pass are read but not parsed.  No fp8lint import: `bench/run.py` checks that the constants
+`fp8lint.engine.mentions_fp8` (the same words, the same way), and parses the files that pass
+with the stack's own parsers: libyaml compose for YAML, `json.loads`, `tomllib.loads`, and
+`libcst.parse_module` for Python.  Shell files that pass are read but not parsed (a shell
+lexer is fp8lint's own work).  No fp8lint import: `bench/run.py` checks that the constants
 below match fp8lint's.
 """
 
@@ -66,6 +67,14 @@ def main(paths: list[str]) -> int:
                     import json
 
                     json.loads(data)
+                elif ext == ".toml":
+                    import tomllib
+
+                    tomllib.loads(data.decode("utf-8"))
+                elif ext == ".py":
+                    import libcst
+
+                    libcst.parse_module(data)
             except Exception:  # a broken file costs what it costs; the floor does not report
                 pass
     print(relevant, file=sys.stderr)

@@ -5,16 +5,19 @@
 The tree looks like an ML training monorepo: Python packages, YAML and JSON configs, shell
 launch scripts, TOML, Markdown docs, in folders of a few dozen files, at realistic sizes
 (log-normal; most files a few KB, a few much larger).  About 2% of the files carry FP8
-settings, modelled on ../shared/corpus/real (copied with their numbers varied) and on the
-project's examples (Megatron MODEL_ARGS, NeMo 1.x, Accelerate, DeepSpeed/MS-AMP, TE recipes,
-NeMo 2 plugins, torchtitan TOML, shell launchers); about 0.5% more mention FP8 only in a
-comment, so they pass the byte prefilter and are parsed for nothing.  The rest never mentions
-FP8.  The same --files and --seed give the same bytes on every machine.
+settings, copied with their numbers varied from the project's own files only: `bench/templates/`
+(a full NeMo 1.x GPT config with interpolations, Megatron MODEL_ARGS, Accelerate, DeepSpeed +
+MS-AMP, TE and NeMo 2 recipes, torchtitan TOML) and `examples/`; shell launchers are made here.
+About 0.5% more mention FP8 only in a comment, so they pass the byte prefilter and are parsed
+for nothing.  The rest never mentions FP8.  The same --files and --seed give the same bytes on
+every machine, and `key()` changes whenever any input of the generator does (this file, a
+template, an example), so a cached tree is never stale.
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import random
 import re
@@ -22,9 +25,9 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-CORPUS = ROOT.parent / "shared" / "corpus" / "real"
+TEMPLATES = Path(__file__).resolve().parent / "templates"
 EXAMPLES = ROOT / "examples"
-VERSION = 1  # bump when the output changes, so cached trees are rebuilt
+SUFFIXES = {".yaml": "yaml", ".yml": "yaml", ".json": "json", ".py": "py", ".toml": "toml"}
 
 # kind -> (share of all files, median size in bytes, sigma of log size)
 MIX = {
@@ -258,22 +261,26 @@ class Gen:
         return note + text
 
 
+def inputs() -> list[Path]:
+    """Every file the generator reads, itself included, in a fixed order."""
+    found = [Path(__file__).resolve()]
+    for base in (TEMPLATES, EXAMPLES):
+        found += sorted(p for p in base.rglob("*") if p.is_file() and p.suffix in SUFFIXES)
+    return found
+
+
+def key(n: int, seed: int) -> str:
+    """A digest of the generator's inputs and arguments: the name of a cached tree."""
+    digest = hashlib.sha256(f"{n}/{seed}".encode())
+    for path in inputs():
+        digest.update(path.relative_to(ROOT).as_posix().encode() + b"\0" + path.read_bytes())
+    return digest.hexdigest()[:16]
+
+
 def templates() -> dict[str, list[str]]:
     out: dict[str, list[str]] = {"yaml": [], "json": [], "py": [], "toml": []}
-    suffix = {".yaml": "yaml", ".yml": "yaml", ".json": "json", ".py": "py", ".toml": "toml"}
-    for base in (CORPUS, EXAMPLES):
-        if not base.is_dir():
-            continue
-        for path in sorted(base.rglob("*")):
-            kind = suffix.get(path.suffix)
-            if kind and path.is_file():
-                out[kind].append(path.read_text(encoding="utf-8"))
-    if not out["toml"]:  # no corpus here: a torchtitan-style file
-        out["toml"].append(
-            '[model]\nname = "llama3"\n[float8]\n'
-            "enable_fsdp_float8_all_gather = true\n"
-            "[parallelism]\ntensor_parallel_degree = 4\n"
-        )
+    for path in inputs()[1:]:
+        out[SUFFIXES[path.suffix]].append(path.read_text(encoding="utf-8"))
     return out
 
 
@@ -322,7 +329,7 @@ def generate(out: Path, n: int, seed: int = 0) -> dict[str, int]:
         stats["bytes"] += len(data)
         stats[role] = stats.get(role, 0) + 1
     stats.pop("plain", None)
-    (out / "TREE.json").write_text(json.dumps({"version": VERSION, "seed": seed, **stats}))
+    (out / "TREE.json").write_text(json.dumps({"key": key(n, seed), "seed": seed, **stats}))
     return stats
 
 

@@ -1,7 +1,6 @@
 """What OmegaConf costs fp8lint: its import, and resolution over YAML files, pruned or whole.
 
-    python bench/omega.py [FILES_OR_DIRS ...]   (default: examples/ and, when present,
-                                                 ../shared/corpus/real NeMo + Launcher YAML)
+    python bench/omega.py [FILES_OR_DIRS ...]   (default: examples/ and bench/templates/)
 
 Prints the import time of omegaconf in a process that has fp8lint's own imports loaded, and
 the time `lint_text` spends per pass over the files, with the time inside OmegaConf
@@ -17,7 +16,6 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
-CORPUS = ROOT.parent / "shared" / "corpus" / "real"
 
 IMPORT_PROBE = """
 import time, yaml, pydantic, fp8lint.engine
@@ -28,8 +26,7 @@ t = time.perf_counter(); import omegaconf; print(time.perf_counter() - t)
 def files_of(args: list[str]) -> list[Path]:
     roots = [Path(a) for a in args] or [
         ROOT / "examples",
-        CORPUS / "NVIDIA__NeMo",
-        CORPUS / "NVIDIA__NeMo-Framework-Launcher",
+        ROOT / "bench" / "templates",
     ]
     found: list[Path] = []
     for root in roots:

@@ -2,7 +2,7 @@
 Python recognizers, and where the time goes.
 
     python3 bench/generate.py /tmp/tree --files 20000       # the benchmark's tree
-    python3 bench/python_cost.py /tmp/tree ../shared/corpus/real [--repeat 5]
+    python3 bench/python_cost.py /tmp/tree examples [--repeat 5]
     python3 bench/python_cost.py /tmp/tree --against /path/to/other/checkout/src
 
 Picks the `.py` files that pass fp8lint's byte prefilter and name a site (the files libcst

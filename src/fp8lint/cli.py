@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from fp8lint import __version__
@@ -45,7 +45,9 @@ def _seconds(value: str) -> float:
         raise argparse.ArgumentTypeError(str(exc)) from None
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The parser; with `command`, only that subcommand's arguments are built (building all
+    seven costs a pre-commit call more than the check of a file without FP8 settings)."""
     parser = argparse.ArgumentParser(
         prog="fp8lint",
         description="Static checks for FP8 training configurations (Transformer Engine, "
@@ -53,8 +55,14 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"fp8lint {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
+    for name, (summary, fill) in SUBCOMMANDS.items():
+        arguments = sub.add_parser(name, help=summary)
+        if command is None or command == name:
+            fill(arguments)
+    return parser
 
-    check = sub.add_parser("check", help="lint files and directories")
+
+def _check_arguments(check: argparse.ArgumentParser) -> None:
     check.add_argument("paths", nargs="*", default=["."], metavar="PATH")
     # repeated selection flags accumulate, as ruff's do
     check.add_argument(
@@ -224,7 +232,8 @@ def build_parser() -> argparse.ArgumentParser:
         "(default: `max-file-size` from the configuration, else 4MiB)",
     )
 
-    clean = sub.add_parser("clean", help="remove the cache directory")
+
+def _clean_arguments(clean: argparse.ArgumentParser) -> None:
     clean.add_argument(
         "--cache-dir", default=None, metavar="DIR", help="the cache to remove (as for check)"
     )
@@ -232,16 +241,17 @@ def build_parser() -> argparse.ArgumentParser:
         "--config", default=None, metavar="FILE", help="the configuration that names the cache"
     )
 
-    show = sub.add_parser("show", help="print the normalized FP8 sites of files")
+
+def _show_arguments(show: argparse.ArgumentParser) -> None:
     show.add_argument("paths", nargs="+", metavar="PATH")
     show.add_argument("--output-format", choices=("text", "json"), default="text")
 
-    schema = sub.add_parser(
-        "schema", help="print a JSON Schema for editors (no NAME: list the schemas)"
-    )
+
+def _schema_arguments(schema: argparse.ArgumentParser) -> None:
     schema.add_argument("name", nargs="?", metavar="NAME", help="e.g. config")
 
-    rule = sub.add_parser("rule", help="print a rule's documentation")
+
+def _rule_arguments(rule: argparse.ArgumentParser) -> None:
     rule.add_argument("code", nargs="?", help="a rule code (FP8101) or name (zero-headroom)")
     rule.add_argument("--all", action="store_true", help="print every rule page")
     rule.add_argument(
@@ -251,18 +261,28 @@ def build_parser() -> argparse.ArgumentParser:
         help="for the list of rules (no CODE): text or json",
     )
 
-    review = sub.add_parser("review", help="review a GitHub pull request (comments, summary)")
+
+def _review_arguments(review: argparse.ArgumentParser) -> None:
     from fp8lint.review.command import configure_parser
 
     configure_parser(review)
 
-    simulate = sub.add_parser(
-        "simulate", help="replay an amax trace through a delayed-scaling recipe"
-    )
+
+def _simulate_arguments(simulate: argparse.ArgumentParser) -> None:
     from fp8lint.simulate import configure_parser as configure_simulate
 
     configure_simulate(simulate)
-    return parser
+
+
+SUBCOMMANDS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None]]] = {
+    "check": ("lint files and directories", _check_arguments),
+    "clean": ("remove the cache directory", _clean_arguments),
+    "show": ("print the normalized FP8 sites of files", _show_arguments),
+    "schema": ("print a JSON Schema for editors (no NAME: list the schemas)", _schema_arguments),
+    "rule": ("print a rule's documentation", _rule_arguments),
+    "review": ("review a GitHub pull request (comments, summary)", _review_arguments),
+    "simulate": ("replay an amax trace through a delayed-scaling recipe", _simulate_arguments),
+}
 
 
 class UsageError(Exception):
@@ -740,8 +760,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         reconfigure = getattr(stream, "reconfigure", None)
         if reconfigure is not None:
             reconfigure(errors="backslashreplace")
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    words = list(sys.argv[1:] if argv is None else argv)
+    # the first word that is not an option names the subcommand (only --version and --help
+    # may come before it); anything else builds every parser, for argparse's own messages
+    command = next((w for w in words if not w.startswith("-")), None)
+    parser = build_parser(command if command in SUBCOMMANDS else None)
+    args = parser.parse_args(words)
     handlers = {
         "check": cmd_check,
         "clean": cmd_clean,
