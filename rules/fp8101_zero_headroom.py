@@ -7,7 +7,7 @@ from typing import Any
 
 from fp8lint.diagnostics import Applicability, Severity
 from fp8lint.model import AmaxAlgo, Fp8Site
-from fp8lint.rule import Example, Finding, FixPlan, Rule, SetValue, enabled_related, explain, where
+from fp8lint.rule import Example, Finding, FixPlan, Rule, SetValue, enabled_related, term, where
 
 
 def zero_headroom_cause(site: Fp8Site) -> str | None:
@@ -16,9 +16,9 @@ def zero_headroom_cause(site: Fp8Site) -> str | None:
         return None
     algo, hist = site.amax_compute_algo, site.amax_history_len
     if algo.value is AmaxAlgo.MOST_RECENT:
-        return f"amax_compute_algo {explain(algo)}"
+        return term(algo)
     if hist.value == 1:
-        return f"amax_history_len {explain(hist)}"
+        return term(hist)
     return None
 
 
@@ -123,15 +123,10 @@ class ZeroHeadroom(Rule):
         )
         yield Finding(
             span=where(target, site),
-            message=(
-                f"delayed scaling with zero headroom: margin {explain(site.margin)} and {cause} "
-                "make each scale fit exactly the previous micro-batch's amax. Guaranteed "
-                "headroom: 0 binades, so a micro-batch whose amax is g > 1 times the previous "
-                "one clips silently (TE saturates without a warning) and its outlier loses "
-                "1 - 1/g of its magnitude (2x: 50%, 8x: 87.5%). Use amax_history_len 1024 with "
-                "amax_compute_algo max, as NVIDIA's published delayed-scaling recipes do, or a "
-                "current-scaling recipe (tensorwise/blockwise/mxfp8); `fp8lint simulate` counts "
-                "the clips on a recorded amax trace"
+            message=f"zero headroom: {term(site.margin)} with {cause}",
+            note=(
+                "headroom 0 binades: each scale fits the previous micro-batch's amax exactly, so "
+                "any rise clips silently (a 2x spike loses half the outlier)"
             ),
             related=enabled_related(site, target),
             headroom_binades=0.0,

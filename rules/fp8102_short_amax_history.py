@@ -7,7 +7,7 @@ from typing import Any
 
 from fp8lint.diagnostics import Applicability, Severity
 from fp8lint.model import AmaxAlgo, Fp8Site
-from fp8lint.rule import Example, Finding, FixPlan, Option, Rule, SetValue, explain, pow2, where
+from fp8lint.rule import Example, Finding, FixPlan, Option, Rule, SetValue, amax_over, term, where
 
 
 class ShortAmaxHistory(Rule):
@@ -89,14 +89,11 @@ class ShortAmaxHistory(Rule):
         yield Finding(
             span=where(site.amax_history_len, site),
             message=(
-                f"amax_history_len {explain(site.amax_history_len)} with max keeps only the "
-                f"last {hist} micro-batches. Guaranteed headroom: {m} binade"
-                f"{'s' if m != 1 else ''}: a micro-batch whose amax is g times the largest of "
-                f"the last {hist} clips when g > {pow2(m)}, and its outlier loses 1 - {pow2(m)}/g "
-                f"of its magnitude ({pow2(m + 2)}x: 75%); only spikes that recur within {hist} "
-                "micro-batches are absorbed. TE's "
-                'maintainers call 16-32 "faster to adapt but to be validated" (TE #1169); '
-                "NVIDIA's recipes use 1024"
+                f"short amax history: {term(site.amax_history_len)} (NVIDIA's recipes use 1024)"
+            ),
+            note=(
+                f"headroom {m} binade{'s' if m != 1 else ''}: {amax_over(m)} the largest of the "
+                f"last {hist} clips; only spikes recurring within {hist} steps are absorbed"
             ),
             headroom_binades=float(m),
             fix=FixPlan(

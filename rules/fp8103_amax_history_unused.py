@@ -7,7 +7,7 @@ from typing import Any
 
 from fp8lint.diagnostics import Applicability, Severity
 from fp8lint.model import AmaxAlgo, Fp8Site
-from fp8lint.rule import Example, Finding, FixPlan, Rule, SetValue, explain, pow2, where
+from fp8lint.rule import Example, Finding, FixPlan, Rule, SetValue, amax_over, term, where
 
 
 class AmaxHistoryUnused(Rule):
@@ -58,21 +58,15 @@ class AmaxHistoryUnused(Rule):
         target = hist if hist.written else algo
         m = site.margin.value
         headroom = (
-            f"{m} binade{'s' if m != 1 else ''}, as with a history of 1: a micro-batch whose "
-            f"amax is g > {pow2(m)} times the previous one clips and its outlier loses "
-            f"1 - {pow2(m)}/g of its magnitude"
+            f"headroom {m} binade{'s' if m != 1 else ''}, as with a history of 1: "
+            f"{amax_over(m)} the previous one clips"
             if m is not None
-            else "the margin (not readable here), in binades, as with a history of 1"
+            else "headroom: the margin (not readable here), as with a history of 1"
         )
         yield Finding(
             span=where(target, site),
-            message=(
-                f"amax_compute_algo {explain(algo)} reads only the newest of the "
-                f"{hist.value} history entries ({explain(hist)}): the window costs memory and "
-                f"protects against nothing. Guaranteed headroom: {headroom}. Use "
-                "amax_compute_algo max to make the window count, or amax_history_len 1 to say "
-                "what is meant"
-            ),
+            message=f"{term(algo)} reads only the newest entry of {term(hist)}",
+            note=f"the window costs memory for nothing; {headroom}",
             headroom_binades=float(m) if m is not None else None,
             fix=FixPlan(
                 Applicability.SAFE,

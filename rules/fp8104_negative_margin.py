@@ -7,7 +7,7 @@ from typing import Any
 
 from fp8lint.diagnostics import Applicability, Severity
 from fp8lint.model import Fp8Site
-from fp8lint.rule import Example, Finding, FixPlan, Rule, SetValue, explain, where
+from fp8lint.rule import Example, Finding, FixPlan, Rule, SetValue, term, where
 
 
 class NegativeMargin(Rule):
@@ -52,11 +52,10 @@ class NegativeMargin(Rule):
             return
         yield Finding(
             span=where(site.margin, site),
-            message=(
-                f"margin {explain(site.margin)} is negative: scale = FP8_MAX / amax / 2^margin "
-                f"then maps the reference amax to 2^{-m} x FP8_MAX, so every value above "
-                f"1/2^{-m} of it saturates on every step, not just on spikes (headroom {m} "
-                "binades). Use margin 0 or more"
+            message=f"negative margin: {term(site.margin)}",
+            note=(
+                f"headroom {m} binades: the reference amax maps to 2^{-m} x FP8_MAX, so values "
+                f"above 1/2^{-m} of it saturate on every step"
             ),
             headroom_binades=float(m),
             fix=FixPlan(Applicability.SAFE, "set margin 0", (SetValue("margin", 0),)),

@@ -7,7 +7,7 @@ from typing import Any
 
 from fp8lint.diagnostics import Severity
 from fp8lint.model import Fp8Site
-from fp8lint.rule import Example, Finding, Rule, explain, pow2, where
+from fp8lint.rule import Example, Finding, Rule, pow2, term, where
 
 # log2(FP8_MAX / smallest normal): E4M3 448/2^-6, E5M2 57344/2^-14
 NORMAL_BINADES = {"e4m3": 14.8, "e5m2": 29.8}
@@ -48,13 +48,11 @@ class LargeMargin(Rule):
         left = NORMAL_BINADES[fwd] - m
         yield Finding(
             span=where(site.margin, site),
-            message=(
-                f"margin {explain(site.margin)} buys {m} binades of headroom (spikes up to "
-                f"{pow2(m)}x the reference amax pass unclipped; a larger spike g loses "
-                f"1 - {pow2(m)}/g of the outlier) but shifts every value {m} "
-                f"binades down: {fwd.upper()} keeps about {left:.1f} of its {NORMAL_BINADES[fwd]} "
-                "normal binades for the bulk of the tensor, and small values become subnormal "
-                "or zero. No NVIDIA recipe uses a margin above 0; prefer 0-2, or current scaling"
+            message=f"large margin: {term(site.margin)} shifts every value {m} binades down",
+            note=(
+                f"headroom {m} binades ({pow2(m)}x), but {fwd.upper()} keeps about {left:.1f} of "
+                f"its {NORMAL_BINADES[fwd]} normal binades and small values underflow; NVIDIA "
+                "uses 0"
             ),
             headroom_binades=float(m),
         )

@@ -14,9 +14,10 @@ from fp8lint.rule import (
     Option,
     Rule,
     SetValue,
+    amax_over,
     enabled_related,
-    explain,
     pow2,
+    term,
     where,
 )
 
@@ -69,11 +70,11 @@ class MarginBelowPolicy(Rule):
             return
         yield Finding(
             span=where(site.margin, site),
-            message=(
-                f"margin {explain(site.margin)} is below the policy minimum of {minimum}: "
-                f"guaranteed headroom is {m} binade{'s' if m != 1 else ''}, so a spike of g > "
-                f"{pow2(m)}x the reference amax clips and its outlier loses 1 - {pow2(m)}/g of its "
-                f"magnitude; the policy asks for {minimum} binades ({pow2(minimum)}x)"
+            message=f"{term(site.margin)} is below the policy minimum of {minimum}",
+            note=(
+                f"headroom {m} binade{'s' if m != 1 else ''}: {amax_over(m)} the reference amax "
+                "clips; the policy asks for "
+                f"{minimum} binade{'s' if minimum != 1 else ''} ({pow2(minimum)}x)"
             ),
             related=enabled_related(site, site.margin),
             headroom_binades=float(m),

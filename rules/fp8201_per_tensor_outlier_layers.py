@@ -7,7 +7,7 @@ from typing import Any
 
 from fp8lint.diagnostics import Severity
 from fp8lint.model import Fp8Site, Framework, Recipe
-from fp8lint.rule import Example, Finding, Rule, where
+from fp8lint.rule import Example, Finding, Rule, term, where
 
 # stacks that have Megatron's first/last-layers-in-BF16 switch
 MEGATRON_STACKS = (Framework.MEGATRON, Framework.NEMO1, Framework.NEMO2, Framework.BRIDGE)
@@ -54,19 +54,17 @@ class PerTensorOutlierLayers(Rule):
         if site.gated_mlp.value is False:
             return  # the measured outliers (Fishman et al.) come from SwiGLU
         advice = (
-            "switch to `tensorwise` with first/last layers in BF16 (NVIDIA's current-scaling "
-            "recipe keeps 1+1), or to blockwise (Hopper) / mxfp8 (Blackwell)"
+            "switch to tensorwise with first/last layers in BF16, or to blockwise / mxfp8"
             if recipe is Recipe.DELAYED
-            else "keep the first and last layers in BF16 (NVIDIA's current-scaling recipe "
-            "uses 1+1, Nemotron-H 2+2), or use blockwise (Hopper) / mxfp8 (Blackwell)"
+            else "keep the first and last layers in BF16, or use blockwise / mxfp8"
         )
         yield Finding(
             span=where(site.recipe, site),
             message=(
-                f"{recipe.value} scaling puts one scale on each whole tensor in every layer, "
-                "including the first and last blocks and the fc2/down-proj input after the "
-                f"gated MLP ({site.gated_mlp.describe()}), where outliers concentrate (Fishman "
-                "et al. 2024: sporadic SwiGLU outliers after ~200B tokens made FP8 runs "
-                f"diverge); one outlier then coarsens the whole tensor. For long runs, {advice}"
+                f"per-tensor scaling on every layer of a gated-MLP model: {term(site.recipe)}"
+            ),
+            note=(
+                "SwiGLU outliers in the first/last blocks made long FP8 runs diverge "
+                f"(Fishman et al. 2024); {advice}"
             ),
         )

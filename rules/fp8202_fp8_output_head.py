@@ -7,7 +7,7 @@ from typing import Any
 
 from fp8lint.diagnostics import Severity
 from fp8lint.model import Fp8Site
-from fp8lint.rule import Example, Finding, Rule, explain, where
+from fp8lint.rule import Example, Finding, Rule, converted_by, where
 
 _AM = "fp8:\n  enabled: true\n  recipe_name: tensorwise\n"
 _TT_PY = "from torchtitan.components.quantization import Float8LinearConverter as F\n"
@@ -47,11 +47,10 @@ class Fp8OutputHead(Rule):
         yield Finding(
             span=where(head, site),
             message=(
-                f"the output head is converted to FP8 ({explain(head)}) with {recipe.value} "
-                "scaling: one scale for the whole logits GEMM, whose inputs carry the "
-                "model's largest outliers. Accelerate skips the first and last linear layers "
-                '"for stability reasons", torchao\'s example filters the last module, and '
-                f"Megatron keeps the head in BF16 unless MXFP8. Exclude it: {_how(head.key)}"
+                f"the output head runs in FP8 with {recipe.value} scaling ({converted_by(head)})"
+            ),
+            note=(
+                "the logits GEMM carries the largest outliers under one scale; " + _how(head.key)
             ),
         )
 
@@ -62,7 +61,4 @@ def _how(key: str) -> str:
         return f'leave "lm_head" out of `{key}`'
     if key.startswith("fp8.filter_fqns"):
         return f'add "lm_head" to `{key}`'
-    return (
-        "add \"output\" to torchtitan's filter_fqns, or return False for it in torchao's "
-        "module_filter_fn"
-    )
+    return 'keep it out of FP8 ("output" in filter_fqns, module_filter_fn, or a plain nn.Linear)'

@@ -7,7 +7,7 @@ from typing import Any
 
 from fp8lint.diagnostics import Severity
 from fp8lint.model import Fp8Site
-from fp8lint.rule import Example, Finding, Rule, explain, where
+from fp8lint.rule import Example, Finding, Rule, converted_by, where
 
 _TT = '[model]\nname = "llama4"\nconverters = ["float8"]\n\n[quantize.linear.float8]\n'
 
@@ -33,11 +33,9 @@ class Fp8MoeRouter(Rule):
             return
         yield Finding(
             span=where(router, site),
-            message=(
-                f"the MoE router gate is converted to FP8 ({explain(router)}): routing "
-                "decisions come from small logit differences that FP8 rounding flips, and "
-                "DeepSeek-V3 keeps its gating in higher precision (torchtitan's own MoE "
-                'configs filter it). Exclude it: add "router.gate" to torchtitan\'s '
-                "filter_fqns, or return False for it in torchao's module_filter_fn"
+            message=f"the MoE router gate runs in FP8 ({converted_by(router)})",
+            note=(
+                "FP8 rounding flips routing decisions made on small logit differences; "
+                'exclude it (add "router.gate" to filter_fqns)'
             ),
         )

@@ -7,7 +7,7 @@ from typing import Any
 
 from fp8lint.diagnostics import Severity
 from fp8lint.model import Fp8Site
-from fp8lint.rule import Example, Finding, Rule, explain, where
+from fp8lint.rule import Example, Finding, Rule, term, where
 
 
 class MoeDelayedScaling(Rule):
@@ -41,11 +41,9 @@ class MoeDelayedScaling(Rule):
             return
         yield Finding(
             span=where(experts, site),
-            message=(
-                f"{experts.value} experts ({experts.describe()}) with delayed scaling "
-                f"(recipe {explain(site.recipe)}): an expert that gets few or no tokens keeps a "
-                "stale amax history, so its next busy step is scaled from an unrelated amax. "
-                'Megatron\'s MoE guide recommends blockwise FP8 on Hopper ("for production") '
-                "and MXFP8 on Blackwell; use --fp8-recipe blockwise or mxfp8"
+            message=f"MoE with delayed scaling: {term(experts)}, {term(site.recipe)}",
+            note=(
+                "an expert that gets few tokens keeps a stale amax history; Megatron's MoE guide "
+                "recommends blockwise (Hopper) or mxfp8 (Blackwell)"
             ),
         )

@@ -7,7 +7,7 @@ from typing import Any
 
 from fp8lint.diagnostics import Applicability, Severity
 from fp8lint.model import Fp8Site, Recipe
-from fp8lint.rule import Example, Finding, FixPlan, Rule, SetValue, explain, where
+from fp8lint.rule import Example, Finding, FixPlan, Rule, SetValue, term, where
 from fp8lint.rules.fp8201_per_tensor_outlier_layers import MEGATRON_STACKS
 
 
@@ -63,10 +63,11 @@ class Bf16LayersWithDelayed(Rule):
         yield Finding(
             span=where(site.first_last_layers_bf16, site),
             message=(
-                f"first/last layers in BF16 with delayed scaling (recipe "
-                f"{explain(site.recipe)}): Megatron's TransformerConfig raises \"Delayed scaling "
-                'does not support first / last layer in BF16" at launch. Use the `tensorwise` '
-                "recipe (TE >= 2.2) or `blockwise`, or drop the BF16 layers"
+                f"{term(site.first_last_layers_bf16)} with delayed scaling: {term(site.recipe)}"
+            ),
+            note=(
+                'Megatron raises "Delayed scaling does not support first / last layer in '
+                'BF16" at launch'
             ),
             fix=FixPlan(
                 Applicability.UNSAFE,

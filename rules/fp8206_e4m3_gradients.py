@@ -7,7 +7,7 @@ from typing import Any
 
 from fp8lint.diagnostics import Applicability, Severity
 from fp8lint.model import Fp8Format, Fp8Site
-from fp8lint.rule import Example, Finding, FixPlan, Rule, SetValue, explain, where
+from fp8lint.rule import Example, Finding, FixPlan, Rule, SetValue, term, where
 
 
 class E4m3Gradients(Rule):
@@ -71,11 +71,10 @@ class E4m3Gradients(Rule):
             return
         yield Finding(
             span=where(site.fmt, site),
-            message=(
-                f"format {explain(site.fmt)} uses E4M3 for gradients too: about 17.8 binades "
-                "(max 448) instead of E5M2's 31.8 (max 57344), with one scale per tensor "
-                f"({recipe.value} scaling). Gradients have the widest range; TE's docs prefer "
-                "E5M2 for them. Use the hybrid format (E4M3 forward, E5M2 backward)"
+            message=f"E4M3 gradients under {recipe.value} scaling: {term(site.fmt)}",
+            note=(
+                "E4M3 spans about 17.8 binades (max 448), E5M2 31.8 (max 57344); gradients "
+                "need the range, and TE's docs prefer E5M2 for them"
             ),
             severity=Severity.WARNING if site.is_delayed else None,
             fix=FixPlan(

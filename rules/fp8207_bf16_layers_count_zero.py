@@ -6,8 +6,15 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from fp8lint.diagnostics import Applicability, Severity
-from fp8lint.model import Fp8Site
-from fp8lint.rule import Example, Finding, FixPlan, Rule, SetValue, explain, where
+from fp8lint.model import Fp8Site, Setting
+from fp8lint.rule import Example, Finding, FixPlan, Rule, SetValue, term, where
+
+
+def counts(start: Setting[Any], end: Setting[Any]) -> str:
+    """Both zero counts in a few words: one `(defaults)` when neither is written."""
+    if not start.written and not end.written and start.key and end.key:
+        return f"`{start.key}` and `{end.key}` are 0 (defaults)"
+    return f"{term(start)}, {term(end)}"
 
 
 class Bf16LayersCountZero(Rule):
@@ -67,12 +74,10 @@ class Bf16LayersCountZero(Rule):
             return
         yield Finding(
             span=where(site.first_last_layers_bf16, site),
-            message=(
-                "first/last layers in BF16 is on, but it keeps no layer in BF16: layers at "
-                f"start {explain(start)}, at end {explain(end)}. NeMo 2 and Megatron-Bridge "
-                "default both counts to 0 (Megatron defaults to 1). Set "
-                "num_layers_at_start_in_bf16 and num_layers_at_end_in_bf16 to 1 (NVIDIA's "
-                "current-scaling recipe) or 2 (Nemotron-H)"
+            message=f"first/last layers in BF16 keeps no layer: {counts(start, end)}",
+            note=(
+                "NeMo 2 and Megatron-Bridge default both counts to 0 (Megatron: 1); NVIDIA's "
+                "current-scaling recipe keeps 1 layer at each end in BF16"
             ),
             fix=FixPlan(
                 Applicability.SAFE,

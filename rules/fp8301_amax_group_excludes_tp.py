@@ -7,7 +7,7 @@ from typing import Any
 
 from fp8lint.diagnostics import Applicability, Severity
 from fp8lint.model import Fp8Site
-from fp8lint.rule import Example, Finding, FixPlan, Rule, explain, where
+from fp8lint.rule import Example, Finding, FixPlan, Rule, term, where
 
 _TE = (
     "from transformer_engine.common.recipe import DelayedScaling\n"
@@ -58,19 +58,12 @@ class AmaxGroupExcludesTp(Rule):
         cp = (site.context_parallel.value or 1) > 1
         yield Finding(
             span=where(scope, site),
-            message=(
-                f"the amax reduction group {explain(scope)} does not include the "
-                "tensor-parallel ranks, so TP shards of one tensor get different scales"
-                + (
-                    " and the FP8 all-gather of sequence/context parallelism decodes them with "
-                    "one scale: wrong values on every step"
-                    if sp or cp
-                    else ""
-                )
-                + ". Megatron PR #442 traced a 40B TP=8 run diverging after ~1000 iterations "
-                "to exactly this (fp8_group = data-parallel group); TE #335 and #656 agree. "
-                "Use Megatron's get_amax_reduction_group() (TP x DP x CP) or leave the group "
-                "unset (world)"
+            message=(f"amax reduction group leaves out the tensor-parallel ranks: {term(scope)}"),
+            note=(
+                "SP/CP all-gathers then decode shards scaled apart: wrong values every step"
+                if sp or cp
+                else "TP shards of one tensor get different scales; Megatron PR #442 traced "
+                "a 40B TP=8 divergence to this"
             ),
             severity=Severity.ERROR if sp or cp else None,
             fix=FixPlan(

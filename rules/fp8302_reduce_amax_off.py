@@ -7,7 +7,7 @@ from typing import Any
 
 from fp8lint.diagnostics import Applicability, Severity
 from fp8lint.model import Fp8Site
-from fp8lint.rule import Example, Finding, FixPlan, Rule, SetValue, explain, where
+from fp8lint.rule import Example, Finding, FixPlan, Rule, SetValue, term, where
 
 
 class ReduceAmaxOff(Rule):
@@ -54,23 +54,25 @@ class ReduceAmaxOff(Rule):
         cp = (site.context_parallel.value or 1) > 1
         tp = site.tensor_parallel.value or 1
         if sp or cp:
-            why = ("sequence parallelism" if sp else "context parallelism") + (
-                ' gathers FP8 shards that must share one scale; TE asserts "Amax reduction '
-                'across tensor parallel group is necessary" at the first step'
+            under = "sequence parallelism" if sp else "context parallelism"
+            why = (
+                'FP8 shards gathered must share one scale; TE asserts "Amax reduction across '
+                'tensor parallel group is necessary" at the first step'
             )
             severity = Severity.ERROR
         elif tp > 1:
+            under = f"tensor-parallel size {tp}"
             why = (
-                f"with TP {tp} each shard of a row-parallel input keeps its own scale; TE's "
-                "maintainers recommend reducing over TP and DP (TE #656), and a checkpoint "
-                "then stores only one rank's history"
+                "each shard of a row-parallel input keeps its own scale; TE's maintainers "
+                "recommend reducing over TP and DP (TE #656)"
             )
             severity = Severity.WARNING
         else:
             return
         yield Finding(
             span=where(site.reduce_amax, site),
-            message=f"reduce_amax {explain(site.reduce_amax)}: {why}. Set reduce_amax to true",
+            message=f"amax reduction is off under {under}: {term(site.reduce_amax)}",
+            note=why,
             severity=severity,
             fix=FixPlan(
                 Applicability.SAFE, "set reduce_amax true", (SetValue("reduce_amax", True),)

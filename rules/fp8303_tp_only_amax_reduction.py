@@ -7,7 +7,7 @@ from typing import Any
 
 from fp8lint.diagnostics import Severity
 from fp8lint.model import Fp8Site
-from fp8lint.rule import Example, Finding, Rule, explain, where
+from fp8lint.rule import Example, Finding, Rule, term, where
 
 
 class TpOnlyAmaxReduction(Rule):
@@ -38,11 +38,9 @@ class TpOnlyAmaxReduction(Rule):
             return
         yield Finding(
             span=where(flag, site),
-            message=(
-                f"tp_only_amax_red {explain(flag)} reduces amax over TP (x CP) only: each "
-                "data-parallel replica develops its own delayed scales, which TE's maintainers "
-                'call "less stable" and which complicates checkpointing (TE #656): Megatron '
-                "saves one replica's amax history for all ranks. NVIDIA accepts this for speed; "
-                "remove it if you see instability"
+            message=f"amax is reduced over TP (x CP) only: {term(flag)}",
+            note=(
+                "data-parallel replicas keep different delayed scales, which TE's maintainers "
+                'call "less stable" (TE #656); remove it if you see instability'
             ),
         )

@@ -29,15 +29,12 @@ def shard_problems(site: Fp8Site) -> list[str]:
     lead, last = ALIGN[recipe]
     out: list[str] = []
     if hidden % last:
-        out.append(f"hidden size {hidden} (input of QKV and FC1) is not a multiple of {last}")
+        out.append(f"hidden size {hidden} (QKV/FC1 input) is not a multiple of {last}")
     ffn = site.ffn_hidden_size.value
     if ffn is not None and ffn % tp == 0:
         shard = ffn // tp
         if shard % last:
-            out.append(
-                f"ffn hidden size / TP = {ffn}/{tp} = {shard} (FC2 input) is not a "
-                f"multiple of {last}"
-            )
+            out.append(f"ffn hidden size / TP = {ffn}/{tp} = {shard} is not a multiple of {last}")
         width = 2 * shard if site.gated_mlp.value else shard
         if width % lead and shard % last == 0:
             out.append(f"FC1 output per shard {width} is not a multiple of {lead}")
@@ -49,8 +46,8 @@ def shard_problems(site: Fp8Site) -> list[str]:
             out.append(f"QKV output per shard {qkv}/{tp} = {qkv // tp} is not a multiple of {lead}")
         if (hidden // tp) % last:
             out.append(
-                f"attention projection input per shard {hidden}/{tp} = {hidden // tp} is "
-                f"not a multiple of {last}"
+                f"attention proj input per shard {hidden}/{tp} = {hidden // tp} is not a "
+                f"multiple of {last}"
             )
     seq, mbs = site.seq_length.value, site.micro_batch_size.value
     if seq is not None and mbs is not None:
@@ -59,8 +56,7 @@ def shard_problems(site: Fp8Site) -> list[str]:
         div = cp * (tp if site.sequence_parallel.value else 1)
         if tokens % div == 0 and (tokens // div) % lead:
             out.append(
-                f"tokens per rank {seq} x {mbs} / {div} = {tokens // div} is not a "
-                f"multiple of {lead}"
+                f"tokens per rank {seq}x{mbs}/{div} = {tokens // div} is not a multiple of {lead}"
             )
     return out
 
@@ -108,11 +104,13 @@ class Fp8GemmShape(Rule):
         yield Finding(
             span=where(site.hidden_size, site),
             message=(
-                f"FP8 GEMM shapes per tensor-parallel shard ({recipe.value}: leading dims must "
-                f"be multiples of {lead}, the last dim of {last}): "
-                + "; ".join(problems)
-                + '. TE raises "FP8 execution requires ..." at the first step (or, for '
-                "block recipes, cannot quantize the tensor); pick sizes that divide evenly"
+                f"FP8 GEMM shape not aligned for {recipe.value}: {problems[0]}"
+                + (f" (+{len(problems) - 1} more)" if len(problems) > 1 else "")
+            ),
+            note=(
+                "; ".join([*problems[1:], ""])
+                + f"{recipe.value} needs multiples of {lead} (leading dims) and {last} (last); "
+                "TE fails at the first step"
             ),
             fix=FixPlan(
                 Applicability.DISPLAY_ONLY,

@@ -7,7 +7,7 @@ from typing import Any
 
 from fp8lint.diagnostics import Severity
 from fp8lint.model import Fp8Site
-from fp8lint.rule import Example, Finding, Rule, explain, where
+from fp8lint.rule import Example, Finding, Rule, term, where
 
 
 class TpTopologyMismatch(Rule):
@@ -61,20 +61,15 @@ class TpTopologyMismatch(Rule):
             if count.value and tp > 1 and count.value % tp:
                 yield Finding(
                     span=where(tp_s, site),
-                    message=(
-                        f"{count.value} {name} ({count.describe()}) do not split evenly "
-                        f"over tensor-parallel size {explain(tp_s)}; Megatron refuses to "
-                        "start"
-                    ),
+                    message=f"{name} do not split over TP: {term(count)}, {term(tp_s)}",
+                    note="Megatron refuses to start",
                 )
         ep_s, experts = site.expert_parallel, site.num_experts.value
         if experts and ep_s.value and experts % ep_s.value:
             yield Finding(
                 span=where(ep_s, site),
-                message=(
-                    f"{experts} experts do not split over expert-parallel size "
-                    f"{explain(ep_s)}; Megatron refuses to start"
-                ),
+                message=f"experts do not split over EP: {term(site.num_experts)}, {term(ep_s)}",
+                note="Megatron refuses to start",
             )
         world = site.world_size.value
         if world:
@@ -86,17 +81,15 @@ class TpTopologyMismatch(Rule):
                     span=where(tp_s, site),
                     message=(
                         f"TP x PP x CP = {tp} x {pp} x {cp} = {product} does not divide "
-                        f"the world size {world} ({site.world_size.describe()}); the job "
-                        "fails when it builds its process groups"
+                        f"the world size: {term(site.world_size)}"
                     ),
+                    note="the job fails when it builds its process groups",
                 )
         sp = site.sequence_parallel
         if sp.value is True and tp == 1 and tp_s.known:
             yield Finding(
                 span=where(sp, site),
-                message=(
-                    f"sequence parallelism {explain(sp)} with tensor-parallel size "
-                    f"{explain(tp_s)} does nothing (Megatron turns it off with a warning)"
-                ),
+                message=f"sequence parallelism does nothing at TP 1: {term(sp)}, {term(tp_s)}",
+                note="Megatron turns it off with a warning",
                 severity=Severity.INFO,
             )

@@ -45,12 +45,13 @@ class InvalidValue(Rule):
         for bad in site.invalid:
             yield Finding(
                 span=bad.span,
-                message=f"{bad.message}. The framework rejects this value at launch or reads "
-                "it as something else; fix the value",
+                message=bad.message,
+                note="the framework rejects this value at launch or reads it as something else",
             )
         hist = site.amax_history_len
         if hist.written and hist.value is not None and hist.value < 1 and hist.span is not None:
             yield Finding(
                 span=hist.span,
-                message=f"amax_history_len `{hist.key}` is {hist.value}; it must be at least 1",
+                message=f"`{hist.key}` is {hist.value}; the amax history needs at least 1 entry",
+                note="with no history entry there is no amax to compute a scale from",
             )

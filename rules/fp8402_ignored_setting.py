@@ -97,6 +97,7 @@ class IgnoredSetting(Rule):
                 yield Finding(
                     span=n.span,
                     message=n.message,
+                    note=n.why,
                     severity=Severity.WARNING if n.kind == "misspelled" else None,
                     fix=_note_fix(site, n),
                 )
@@ -111,21 +112,18 @@ class IgnoredSetting(Rule):
         ):
             yield Finding(
                 span=interval.span,
-                message=(
-                    f"`{interval.key}` is {interval.value}, but TE ignores the amax update "
-                    "interval since v1.8 and removed it in v2.3: amax and scales update "
-                    "every step whatever it says. Remove it"
-                ),
+                message=f"`{interval.key}` {interval.value} is ignored: scales update every step",
+                note="TE ignores the amax update interval since v1.8 and removed it in v2.3",
                 fix=_removal(interval, "interval"),
             )
         olp = site.override_linear_precision
         if olp.written and olp.value and "true" in olp.value and olp.span:
             yield Finding(
                 span=olp.span,
-                message=(
-                    f"`{olp.key}` {olp.value} has no effect on TE >= 2.0, which removed "
-                    "override_linear_precision; TE's recipe silently drops the unknown "
-                    "argument, so those GEMMs still run in FP8"
+                message=f"`{olp.key}` {olp.value} has no effect on TE >= 2.0",
+                note=(
+                    "TE 2.0 removed override_linear_precision and drops it silently, so "
+                    "those GEMMs still run in FP8"
                 ),
                 fix=_removal(olp, "override_linear_precision"),
             )
@@ -133,10 +131,10 @@ class IgnoredSetting(Rule):
         if wgrad.written and wgrad.value is False and site.is_delayed and wgrad.span:
             yield Finding(
                 span=wgrad.span,
-                message=(
-                    f"`{wgrad.key}` asks for BF16 weight-gradient GEMMs, which Megatron "
-                    "passes to TE as override_linear_precision; TE >= 2.0 removed that "
-                    "field and silently drops it, so wgrad still runs in FP8"
+                message=f"`{wgrad.key}` has no effect on TE >= 2.0: wgrad still runs in FP8",
+                note=(
+                    "Megatron passes it to TE as override_linear_precision, which TE 2.0 "
+                    "removed and drops silently"
                 ),
                 fix=_removal(wgrad, "fp8_wgrad"),
             )
@@ -155,10 +153,10 @@ class IgnoredSetting(Rule):
                 continue  # left at a default: harmless, and common in NVIDIA's own files
             yield Finding(
                 span=setting.span,
-                message=(
-                    f"`{setting.key}` is {value}, but only delayed scaling reads it; the "
-                    f"{recipe.value} recipe computes its scales from the current tensor, "
-                    "so this does nothing"
+                message=f"`{setting.key}` {value} does nothing under the {recipe.value} recipe",
+                note=(
+                    "only delayed scaling reads it; current-scaling recipes compute their "
+                    "scales from the current tensor"
                 ),
                 fix=_removal(setting, name),
             )

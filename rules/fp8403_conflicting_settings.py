@@ -7,7 +7,7 @@ from typing import Any
 
 from fp8lint.diagnostics import Severity
 from fp8lint.model import Fp8Site, Recipe
-from fp8lint.rule import Example, Finding, Rule, explain, where
+from fp8lint.rule import Example, Finding, Rule, term, where
 from fp8lint.rules.fp8201_per_tensor_outlier_layers import MEGATRON_STACKS
 
 
@@ -65,35 +65,30 @@ class ConflictingSettings(Rule):
     def check(self, site: Fp8Site, options: Mapping[str, Any]) -> Iterator[Finding]:
         for n in site.notes:
             if n.kind == "conflict":
-                yield Finding(span=n.span, message=n.message)
+                yield Finding(span=n.span, message=n.message, note=n.why)
         gather = site.fp8_param_gather
         if site.enabled.value is False and gather.written and gather.value is True and gather.span:
             yield Finding(
                 span=gather.span,
-                message=(
-                    f"`{gather.key}` keeps parameters in FP8 but FP8 is off "
-                    f"({site.enabled.describe()}); Megatron raises at launch. Enable FP8 or "
-                    "remove it"
-                ),
+                message=f"`{gather.key}` keeps parameters in FP8, but FP8 is off",
+                note=f"Megatron raises at launch (FP8 is off: {site.enabled.describe()})",
             )
         if not site.is_on:
             return
         if site.fp4.value:
             yield Finding(
                 span=where(site.fp4, site),
-                message=(
-                    f"FP8 ({explain(site.fmt)}) and FP4 ({explain(site.fp4)}) are both on; "
-                    "Megatron accepts only one of them"
-                ),
+                message=f"FP8 and FP4 are both on: {term(site.fmt)}, {term(site.fp4)}",
+                note="Megatron accepts only one of them",
             )
         proj = site.fp8_output_proj
         if proj.value is True and site.recipe.known and site.recipe.value is not Recipe.MXFP8:
             yield Finding(
                 span=where(proj, site),
-                message=(
-                    f"`{proj.key}` puts the output projection in FP8, which Megatron allows "
-                    f"only with the mxfp8 recipe (recipe is {explain(site.recipe)}); "
-                    "per-tensor FP8 on the LM head is what keeps it in BF16 by default"
+                message=f"`{proj.key}` needs the mxfp8 recipe, not {term(site.recipe)}",
+                note=(
+                    "Megatron allows an FP8 output projection only with mxfp8; per-tensor "
+                    "FP8 on the LM head is why it stays in BF16 by default"
                 ),
             )
         if (
@@ -103,8 +98,6 @@ class ConflictingSettings(Rule):
         ):
             yield Finding(
                 span=where(site.recipe, site),
-                message=(
-                    "the custom recipe needs `--fp8-quantizer-factory` (an import path of "
-                    "a quantizer factory); Megatron raises without it"
-                ),
+                message=f"the custom recipe needs `--fp8-quantizer-factory`: {term(site.recipe)}",
+                note="Megatron raises at launch without a quantizer factory's import path",
             )

@@ -7,7 +7,7 @@ from typing import Any
 
 from fp8lint.diagnostics import Severity
 from fp8lint.model import Fp8Format, Fp8Site
-from fp8lint.rule import Example, Finding, Rule, explain, where
+from fp8lint.rule import Example, Finding, Rule, term, where
 
 
 class E5m2Only(Rule):
@@ -42,9 +42,6 @@ class E5m2Only(Rule):
             return
         yield Finding(
             span=where(site.fmt, site),
-            message=(
-                f"format {explain(site.fmt)} is E5M2 everywhere: every TE recipe asserts "
-                '"Pure E5M2 training is not supported" when it is built. Use HYBRID '
-                "(E4M3 forward, E5M2 backward)"
-            ),
+            message=f"E5M2 in both passes: {term(site.fmt)} (use HYBRID)",
+            note='every TE recipe asserts "Pure E5M2 training is not supported" when it is built',
         )

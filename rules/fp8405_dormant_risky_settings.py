@@ -7,7 +7,7 @@ from typing import Any
 
 from fp8lint.diagnostics import Severity
 from fp8lint.model import Fp8Site
-from fp8lint.rule import Example, Finding, Rule, explain, where
+from fp8lint.rule import Example, Finding, Rule, term, where
 from fp8lint.rules.fp8101_zero_headroom import zero_headroom_cause
 
 
@@ -43,11 +43,10 @@ class DormantRiskySettings(Rule):
             return
         yield Finding(
             span=where(site.enabled, site),
-            message=(
-                f"FP8 is off here ({explain(site.enabled)}), but whoever switches it on "
-                f"gets zero headroom: margin {explain(site.margin)} and {cause} (see "
-                "FP8101). Set amax_history_len 1024 and amax_compute_algo max in the "
-                "template"
+            message=(f"zero headroom once FP8 is switched on: {term(site.margin)} with {cause}"),
+            note=(
+                "whoever switches FP8 on trips FP8101; set amax_history_len 1024 and "
+                "amax_compute_algo max in the template"
             ),
             headroom_binades=0.0,
         )

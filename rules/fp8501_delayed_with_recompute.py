@@ -6,8 +6,12 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from fp8lint.diagnostics import Severity
-from fp8lint.model import Fp8Site
-from fp8lint.rule import Example, Finding, Rule, explain, where
+from fp8lint.model import Fp8Site, Framework
+
+# stacks whose full recompute is Megatron's own: with FP8 on it runs through TE's checkpoint
+# (`te_checkpoint` in megatron/core/transformer/transformer_block.py), not torch's
+MEGATRON_PATH = frozenset({Framework.MEGATRON, Framework.NEMO1, Framework.NEMO2, Framework.BRIDGE})
+from fp8lint.rule import Example, Finding, Rule, term, where
 
 
 class DelayedWithRecompute(Rule):
@@ -15,12 +19,10 @@ class DelayedWithRecompute(Rule):
     name = "delayed-with-recompute"
     severity = Severity.WARNING
     severity_note = (
-        "error with Megatron's EP all-to-all overlap; info when nothing in the file can reach "
-        "the recompute"
+        "error with Megatron's EP all-to-all overlap; info for Megatron's own recompute (TE's "
+        "checkpoint) and when nothing in the file can reach the recompute"
     )
-    summary = (
-        "Delayed scaling with full activation recompute (error with Megatron's EP A2A overlap)"
-    )
+    summary = "Delayed scaling with full activation recompute outside TE's checkpoint"
     valid = (
         Example(
             "llamafactory_no_gc.yaml",
@@ -73,35 +75,36 @@ class DelayedWithRecompute(Rule):
         rec = site.recompute_granularity
         if not (site.is_on and site.is_delayed) or rec.value != "full":
             return
-        overlap = site.moe_a2a_overlap.value is True
         when = site.recompute_condition.value
-        if site.recompute_reachable.value is False:
+        condition = f" {when}" if when else ""
+        message = f"full activation recompute with delayed scaling: {term(rec)}{condition}"
+        if site.moe_a2a_overlap.value is True:
             yield Finding(
                 span=where(rec, site),
-                message=(
-                    f"full activation recompute ({explain(rec)}) with delayed scaling runs "
-                    f"{when}: not reached as written. Whoever switches it on gets the "
-                    "recomputed forward appending to the amax history a second time"
-                ),
+                message=message + " and the EP all-to-all overlap",
+                note="Megatron rejects this with --overlap-moe-expert-parallel-comm at launch",
+                severity=Severity.ERROR,
+            )
+        elif site.recompute_reachable.value is False:
+            yield Finding(
+                span=where(rec, site),
+                message=message + ": not reached as written",
+                note="whoever switches it on gets the recomputed forward updating the amax "
+                "history a second time",
                 severity=Severity.INFO,
             )
-            return
-        condition = f", {when}" if when else ""
-        yield Finding(
-            span=where(rec, site),
-            message=(
-                f"full activation recompute ({explain(rec)}{condition}) with delayed scaling: the "
-                "recomputed forward runs the FP8 casts again and appends to the persistent amax "
-                'history (Megatron commit 7ba8c84dfd: "double-updates it and silently '
-                "diverges\"; TE #1190 / PR #1254 for recompute outside TE's checkpoint)"
-                + (
-                    ". Megatron rejects this together with the EP all-to-all overlap "
-                    "(--overlap-moe-expert-parallel-comm) at launch"
-                    if overlap
-                    else ""
-                )
-                + ". Current-scaling recipes (tensorwise, blockwise, mxfp8) re-derive identical "
-                "scales and are immune; or use selective recompute"
-            ),
-            severity=Severity.ERROR if overlap else None,
-        )
+        elif site.framework in MEGATRON_PATH:
+            yield Finding(
+                span=where(rec, site),
+                message=message,
+                note="Megatron recomputes FP8 layers through TE's checkpoint, which keeps the "
+                "amax history (fixed in TE PR #1254, TE #1190); check TE is that recent",
+                severity=Severity.INFO,
+            )
+        else:
+            yield Finding(
+                span=where(rec, site),
+                message=message,
+                note="recompute outside TE's checkpoint updates the amax history twice (TE "
+                "#1190); use te.checkpoint, current scaling or selective recompute",
+            )

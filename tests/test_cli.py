@@ -33,8 +33,9 @@ def test_text_output_and_exit_one(tmp_path: Path) -> None:
     r = run_cli("check", "risky.yaml", cwd=tmp_path)
     assert r.returncode == 1
     first = r.stdout.splitlines()[0]
-    assert first.startswith(
-        "risky.yaml:3:17: FP8101 [*] [warning] delayed scaling with zero headroom"
+    assert first == (
+        "risky.yaml:3:17: FP8101 [*] [warning] zero headroom: `--fp8-margin` 0 (default) with "
+        "`--fp8-amax-compute-algo` most_recent (default)"
     )
     assert "Found 1 finding (1 warning) in 1 file checked." in r.stdout
 

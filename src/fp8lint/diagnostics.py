@@ -93,6 +93,9 @@ class Diagnostic:
     # a stable identity for baselines and fingerprints: the config key, flag or call the
     # finding is about (never a line number, so moving lines does not change it)
     key: str = ""
+    # why it matters, in one short line (the rule page has the evidence): shown by the full
+    # text format as `= note:`, kept out of the one-line message
+    note: str = ""
 
     def sort_key(self) -> tuple[str, int, int, str, str]:
         return (self.path, self.line, self.column, self.code, self.message)

@@ -14,12 +14,12 @@ import tempfile
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from fp8lint.diagnostics import ANY_VALUE, Diagnostic, TextEdit
 
 if TYPE_CHECKING:
-    from fp8lint.model import Fp8Site
+    from fp8lint.model import Fp8Site, Setting
 
 MAX_ITERATIONS = 10
 # lints one text: (diagnostics with planned fixes, the sites they came from)
@@ -76,15 +76,16 @@ def fix_text(text: str, lint: Lint, unsafe: bool) -> FixResult:
         new_diags, new_sites = lint(new)
         why = verify(sites, new_sites, diags, new_diags, chosen)
         if why is not None:
-            return FixResult(text, [], original, f"fix not applied: {why}; the file is unchanged")
+            return FixResult(
+                text,
+                [],
+                refused(original, unsafe, why),
+                f"fix not applied: {why}; the file is unchanged",
+            )
         current, diags, sites = new, new_diags, new_sites
         fixed.extend(chosen)
-    return FixResult(
-        text,
-        [],
-        original,
-        f"fixes did not settle after {MAX_ITERATIONS} rounds; the file is unchanged",
-    )
+    why = f"fixes did not settle after {MAX_ITERATIONS} rounds"
+    return FixResult(text, [], refused(original, unsafe, why), f"{why}; the file is unchanged")
 
 
 def _overlaps(a: TextEdit, b: TextEdit) -> bool:
@@ -120,7 +121,7 @@ def verify(
                     return f"`{name}` did not become {intent[name]!r}"
                 continue
             if (x.value, x.known) != (y.value, y.known):
-                return f"`{name}` changed although no fix meant to change it"
+                return _unintended(name, x, chosen)
         dropped = {k[1:] for k in intent if k.startswith("-")}
         notes_a = Counter(
             n.message
@@ -135,6 +136,35 @@ def verify(
     if grown:
         return f"the fix would add a new {grown[0]} finding"
     return None
+
+
+def _unintended(name: str, setting: Setting[Any], chosen: list[Diagnostic]) -> str:
+    """Why a field changed that no fix meant to change.  When a chosen edit rewrote the place
+    its value is defined (a YAML anchor an alias reads, a `<<: *base` template), that shared
+    definition is the cause: name it and the key that reads it, not just the field."""
+    key = f"`{setting.key}`" if setting.key else f"`{name}`"
+    if setting.via:
+        at = setting.via[-1]
+        for d in chosen:
+            assert d.fix is not None
+            if any(e.start < at.end_offset and at.start_offset < e.end for e in d.fix.edits):
+                how = f" ({setting.note})" if setting.note else ""
+                return f"{key} would change too: it shares the value defined at line {at.line}{how}"
+    return f"{key} changed although no fix meant to change it"
+
+
+def refused(diags: list[Diagnostic], unsafe: bool, why: str) -> list[Diagnostic]:
+    """`diags` after the fix loop gave up on the file: the fixes it would have applied are
+    kept as advice without edits (not counted as fixable, no `[*]`), saying why."""
+    from dataclasses import replace
+
+    out = []
+    for d in diags:
+        if d.fix is not None and d.fix.applies(unsafe):
+            fix = replace(d.fix, message=f"{d.fix.message} (not applied: {why})", edits=())
+            d = replace(d, fix=fix)
+        out.append(d)
+    return out
 
 
 class FileChanged(Exception):

@@ -307,8 +307,9 @@ class SourceNote(BaseModel):
     kind: str
     key: str
     span: Span
-    message: str
+    message: str  # one short line: what is wrong and the key
     replacement: str | None = None
+    why: str = ""  # the finding's note: why it matters, one short line
 
 
 class PrecisionOverride(BaseModel):

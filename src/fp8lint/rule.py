@@ -54,9 +54,12 @@ __all__ = [
     "RenameKey",
     "Rule",
     "SetValue",
+    "amax_over",
+    "converted_by",
     "enabled_related",
     "explain",
     "pow2",
+    "term",
     "where",
 ]
 
@@ -97,6 +100,9 @@ class Finding:
     headroom_binades: float | None = None
     fix: FixPlan | None = None
     key: str = ""  # stable identity (config key / flag / call); default: the source line
+    # the why, in one short line (the full text format's `= note:`); `message` stays one
+    # short line saying what is wrong and naming the key
+    note: str = ""
 
 
 class Rule:
@@ -140,14 +146,36 @@ def where(setting: Setting[Any], site: Fp8Site) -> Span:
 
 
 def explain(setting: Setting[Any], shown: str | None = None) -> str:
-    """`value` from `key` / from a default, for messages."""
+    """`value (key)` / `value (who's default, no key given)`: the long form, for notes."""
     value = shown if shown is not None else _plain(setting.value)
-    origin = setting.describe()
-    if setting.written and setting.via:
-        # the value came through a YAML alias or an interpolation: name where it is defined
-        how = setting.note if setting.note and setting.note.startswith("via ") else "via"
-        origin += f", {how} defined at line {setting.via[-1].line}"
-    return f"{value} ({origin})"
+    return f"{value} ({setting.describe()}{_shared(setting)})"
+
+
+def term(setting: Setting[Any], shown: str | None = None) -> str:
+    """A setting for a one-line message: the key and its value, `` `--fp8-margin` 0 ``;
+    `(default)` when it was not written, and where a shared value is defined."""
+    value = shown if shown is not None else _plain(setting.value)
+    if setting.provenance == "default":
+        return f"`{setting.key}` {value} (default)" if setting.key else f"{value} (default)"
+    if setting.provenance == "preset":
+        return f"{value} (preset `{setting.key}`)" if setting.key else f"{value} (preset)"
+    named = f"`{setting.key}` {value}" if setting.key else value
+    return named + (f" ({_shared(setting)[2:]})" if _shared(setting) else "")
+
+
+def _shared(setting: Setting[Any]) -> str:
+    """`, via alias `*h` at line 5`: where a value read through a YAML alias, a `<<` merge
+    or an interpolation is defined (empty when it is written where it is read)."""
+    if not (setting.written and setting.via):
+        return ""
+    at, note = setting.via[-1], setting.note or ""
+    if note.startswith("via "):
+        return f", {note} defined at line {at.line}"
+    if note.startswith("merged"):
+        return f", merged in with `<<` from line {at.line}"
+    if setting.span is not None and at.start_offset == setting.span.start_offset:
+        return ", anchored and shared"  # defined here, and read elsewhere through an alias
+    return f", from line {at.line}"
 
 
 def _plain(value: Any) -> str:
@@ -163,6 +191,21 @@ def enabled_related(site: Fp8Site, setting: Setting[Any]) -> tuple[tuple[Span, s
     if not setting.written and site.enable_span is not None:
         return ((site.enable_span, "FP8 is enabled here"),)
     return ()
+
+
+def converted_by(setting: Setting[Any]) -> str:
+    """What leaves a module in FP8, for a message: the filter key that does not exclude it
+    (written, or its default), the code that converts it, or just "converted"."""
+    if not setting.key:
+        return "converted"
+    if "filter" not in setting.key.lower():
+        return f"`{setting.key}`"  # e.g. a TE Linear assigned as the head
+    return f"not excluded by {'' if setting.written else 'the default '}`{setting.key}`"
+
+
+def amax_over(margin: int) -> str:
+    """ "any amax above" / "an amax over 4x": what clips under `margin` binades of headroom."""
+    return "any amax above" if margin == 0 else f"an amax over {pow2(margin)}x"
 
 
 def pow2(exponent: int) -> str:

@@ -514,6 +514,7 @@ def test_diagnostics_round_trip_through_json() -> None:
         fix=fix,
         source_line="  --fp8-format: hybrid",
         key="--fp8-format: hybrid",
+        note="why it matters",
     )
     for original in (d, Diagnostic("FP8001", "parse-error", Severity.ERROR, "m", "p", 1, 1, 1, 2)):
         wire = json.dumps(cache_mod.encode_diagnostic(original))
@@ -521,6 +522,13 @@ def test_diagnostics_round_trip_through_json() -> None:
         assert back == original
     back = cache_mod.decode_diagnostic(json.loads(json.dumps(cache_mod.encode_diagnostic(d))))
     assert back.fix is not None and type(back.fix.intent[-1][1]) is tuple
+    assert back.note == "why it matters"
+    # an entry written before notes existed (format 1) is not decoded as a note-less finding
+    old = cache_mod.encode_diagnostic(d)
+    del old["note"]
+    with pytest.raises(cache_mod.CorruptEntry):
+        cache_mod.decode_diagnostic(old)
+    assert cache_mod.FORMAT >= 2
 
 
 @pytest.mark.parametrize(

@@ -462,3 +462,87 @@ def test_merge_keys_local_values_win_and_the_template_is_not_a_config() -> None:
     assert (d.code, d.line) == ("FP8101", 5)
     assert d.fix is not None and d.fix.applicability.value == "unsafe"
     assert fixed("m.yaml", inherited) == inherited
+
+
+def test_refused_fix_is_not_counted_as_fixable(tmp_path: Path) -> None:
+    """After --fix refused a file's fixes, the report neither marks them `[*]` nor counts them
+    as fixable (issue 13): the help says the fix was not applied."""
+    p = tmp_path / "a.yaml"
+    text = "mixed_precision: fp8\nfp8_config:\n  backend: TE\n  amax_history_length: 4\n"
+    p.write_text(text)
+    r = run_cli("check", ".", "--fix", cwd=tmp_path)
+    assert p.read_text() == text
+    assert "fix not applied" in r.stderr
+    assert "fixable" not in r.stdout and "[*]" not in r.stdout, r.stdout
+    assert "(not applied: the fix would add a new FP8102 finding)" in r.stdout
+    data = json.loads(
+        run_cli("check", ".", "--fix", "--output-format", "json", cwd=tmp_path).stdout
+    )
+    assert [d["fix"]["edits"] for d in data if d["code"] == "FP8402"] == [[]]
+    # without --fix nothing was tried: the fix is still offered
+    assert "1 fixable with --fix." in run_cli("check", ".", cwd=tmp_path).stdout
+
+
+SHARED_ANCHOR = (
+    "model:\n"
+    "  fp8: true\n"
+    "  fp8_e4m3: false\n"
+    "  fp8_hybrid: true\n"
+    "  fp8_amax_history_len: &h 4\n"
+    "  fp8_amax_compute_algo: max\n"
+    "  tensor_model_parallel_size: *h\n"
+)
+
+
+def test_refused_fix_names_the_shared_anchor(tmp_path: Path) -> None:
+    """The history fix would rewrite `&h 4`, which the TP size reads through `*h`: the
+    refusal names that key and the alias, not a model field (issue 13)."""
+    p = tmp_path / "model_config.yaml"
+    p.write_text(SHARED_ANCHOR)
+    r = run_cli("check", ".", "--fix", "--unsafe-fixes", cwd=tmp_path)
+    assert p.read_text() == SHARED_ANCHOR
+    assert (
+        "model_config.yaml: fix not applied: `model.tensor_model_parallel_size` would change "
+        "too: it shares the value defined at line 5 (via alias `*h`); the file is unchanged"
+    ) in r.stderr
+    assert "`tensor_parallel`" not in r.stderr
+    assert "fixable" not in r.stdout
+
+
+def test_refusal_names_a_shared_merge_template() -> None:
+    """A value merged in with `<<` from a template that the fix rewrote: the refusal names the
+    key that reads it and the merge, not the model field (issue 13)."""
+    from fp8lint.diagnostics import Applicability, Diagnostic, Fix, Severity, TextEdit
+    from fp8lint.fixes import _unintended
+    from fp8lint.model import Setting, Span
+
+    template = Span(
+        path="m.yaml", line=3, column=25, end_line=3, end_column=26, start_offset=60, end_offset=61
+    )
+    merged = Setting[int].model_construct(
+        value=4,
+        known=True,
+        provenance="written",
+        span=template,
+        key="other.fp8_amax_history_len",
+        note="merged in with `<<`",
+        via=(template,),
+    )
+    edit = TextEdit("1024", 3, 25, 3, 26, 60, 61)
+    chosen = Diagnostic(
+        "FP8102", "short-amax-history", Severity.INFO, "m", "m.yaml", 3, 25, 3, 26,
+        fix=Fix(Applicability.UNSAFE, "set amax_history_len 1024", (edit,)),
+    )  # fmt: skip
+    assert _unintended("amax_history_len", merged, [chosen]) == (
+        "`other.fp8_amax_history_len` would change too: it shares the value defined at line 3 "
+        "(merged in with `<<`)"
+    )
+    # an edit elsewhere is not the cause: the plain wording, naming the key
+    far = TextEdit("1024", 9, 1, 9, 2, 200, 201)
+    other = Diagnostic(
+        "FP8102", "short-amax-history", Severity.INFO, "m", "m.yaml", 9, 1, 9, 2,
+        fix=Fix(Applicability.UNSAFE, "set", (far,)),
+    )  # fmt: skip
+    assert _unintended("amax_history_len", merged, [other]) == (
+        "`other.fp8_amax_history_len` changed although no fix meant to change it"
+    )

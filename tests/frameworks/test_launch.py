@@ -162,8 +162,8 @@ def test_nemo_script_overrides_a_template_in_the_tree(tmp_path: Path) -> None:
     ]
     related = data[0]["related"]
     assert [(r["filename"], r["location"]["row"]) for r in related] == [("conf/gpt.yaml", 10)]  # type: ignore[index, union-attr, attr-defined]
-    message = str(data[0]["message"])
-    assert "effective config: conf/gpt.yaml > scripts/run.sh:1 (overrides)" in message
+    note = str(data[0]["note"])
+    assert "effective config: conf/gpt.yaml > scripts/run.sh:1 (overrides)" in note
     # the template alone is quiet (FP8 is off there)
     assert findings(tmp_path, "conf/gpt.yaml") == []
 
@@ -187,7 +187,7 @@ def test_three_level_defaults_chain(tmp_path: Path) -> None:
     assert ("conf/base.yaml", 10, "FP8101") in rows
     # TP 3 (top) does not divide 16 GPUs (base's trainer): reported where TP is written
     assert ("conf/top.yaml", 6, "FP8305") in rows
-    assert all("conf/base.yaml > conf/mid.yaml > conf/top.yaml" in str(d["message"]) for d in data)
+    assert all("conf/base.yaml > conf/mid.yaml > conf/top.yaml" in str(d["note"]) for d in data)
     r = run_cli("show", "conf/top.yaml", cwd=tmp_path)
     assert "layers (base first): conf/base.yaml > conf/mid.yaml > conf/top.yaml" in r.stdout
     assert "written at conf/mid.yaml:4:25 `model.fp8_amax_history_len`" in r.stdout
@@ -225,7 +225,7 @@ def test_launcher_selection_and_overrides(tmp_path: Path) -> None:
     assert [(d["filename"], d["location"]["row"], d["code"]) for d in data] == [  # type: ignore[index]
         ("run_llama.sh", 3, "FP8101"),  # at the override that switches FP8 on
     ]
-    assert "run_llama.sh:1 (overrides)" in str(data[0]["message"])
+    assert "run_llama.sh:1 (overrides)" in str(data[0]["note"])
 
 
 # ----------------------------------------------------------------------------- TOML
@@ -281,13 +281,13 @@ def test_corpus_and_scripts_together(corpus: Path, tmp_path: Path) -> None:
     )
     data = findings(tree)
     assert not [d for d in data if d["code"] == "FP8001"]
-    merged = [d for d in data if "run.sh:1 (overrides)" in str(d["message"])]
+    merged = [d for d in data if "run.sh:1 (overrides)" in str(d["note"])]
     loud = [d for d in merged if d["severity"] != "info"]
     assert [d["code"] for d in loud] == ["FP8101"]
     assert str(loud[0]["filename"]).endswith(f"{launcher}/run.sh")  # the script's finding
     # every finding of the tree that is not from a single file names its layers
     assert all(
-        "effective config:" in str(d["message"])
+        "effective config:" in str(d["note"])
         for d in data
         if str(d["filename"]).endswith("conf/training/llama/llama2_70b.yaml")
     )

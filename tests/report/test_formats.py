@@ -42,6 +42,7 @@ def diag(
     name: str = "zero-headroom",
     related: tuple[Related, ...] = (),
     key: str = "--fp8-format",
+    note: str = "",
 ) -> Diagnostic:
     return Diagnostic(
         code=code,
@@ -57,6 +58,7 @@ def diag(
         fix=fix,
         source_line=source_line,
         key=key,
+        note=note,
     )
 
 
@@ -92,17 +94,21 @@ def test_text_is_the_full_format(tmp_path: Path) -> None:
         "2 |   --fp8-format: hybrid\n"
         "  |                 ^^^^^^\n"
         "  |\n"
+        f"  = note: {d['note']}\n"
         f"  = help: {d['fix']['message']}\n"
         "\n"
         "Found 1 finding (1 warning) in 1 file checked.\n"
         "1 fixable with --fix.\n"
     )
+    # the header is one short line naming the key; the why is the note, on its own line
+    assert "--fp8-margin" in d["message"] and len(d["message"]) <= 160
+    assert d["note"] and d["note"] not in d["message"]
 
 
 def test_text_blocks_are_separated_and_aligned() -> None:
     report = Report(
         [
-            diag(fix=SAFE_FIX),
+            diag(fix=SAFE_FIX, note="a spike clips"),
             diag(
                 code="FP8401",
                 name="invalid-value",
@@ -125,6 +131,7 @@ def test_text_blocks_are_separated_and_aligned() -> None:
         "2 |   --fp8-format: hybrid\n"
         "  |                 ^^^^^^\n"
         "  |\n"
+        "  = note: a spike clips\n"
         "  = help: set amax_history_len 1024\n"
         "\n"
         # a span running past its first line is underlined to the end of that line; a tab
@@ -161,6 +168,29 @@ def test_concise_is_one_line_per_finding(tmp_path: Path) -> None:
         "1 fixable with --fix.\n"
     )
     assert check(tmp_path, "--output-format", "concise", "-q").stdout.count("\n") == 1
+    assert d["note"] not in r.stdout  # the note is the full format's, not concise's
+
+
+def test_concise_is_one_line_even_for_a_multi_line_message() -> None:
+    """A message (or file name) holding a newline still takes one line in `concise`."""
+    report = Report(
+        [diag(message="first\nsecond", note="why", fix=SAFE_FIX), diag(line=9)], quiet=True
+    )
+    out = render_output("concise", report)
+    assert out == (
+        "conf/a.yaml:2:17: FP8101 [*] [warning] first\\nsecond\n"
+        "conf/a.yaml:9:17: FP8101 [warning] zero headroom\n"
+    )
+
+
+def test_summary_counts_info_findings_without_a_plural_s() -> None:
+    """ "4 info", never "4 infos"."""
+    diags = [diag(severity=Severity.INFO, line=n) for n in range(1, 5)]
+    diags.append(diag(severity=Severity.WARNING, line=9))
+    diags.append(diag(severity=Severity.WARNING, line=10))
+    out = render_output("concise", Report(diags, files_seen=1))
+    assert "Found 6 findings (2 warnings, 4 info) in 1 file checked.\n" in out
+    assert "infos" not in render_output("markdown", Report(diags, files_seen=1))
 
 
 def test_clean_run_summary_in_both_human_formats(tmp_path: Path) -> None:
@@ -305,7 +335,7 @@ def test_rdjson_urls_byte_columns_and_display_only_fixes() -> None:
 def test_junit_lists_findings_as_failures(tmp_path: Path) -> None:
     report = Report(
         [
-            diag(message='a <b> & "c"', fix=SAFE_FIX),
+            diag(message='a <b> & "c"', fix=SAFE_FIX, note="a spike clips"),
             diag(path="z.yaml", code="FP8205", line=4, column=1, severity=Severity.ERROR),
         ],
         files_seen=3,
@@ -326,6 +356,7 @@ def test_junit_lists_findings_as_failures(tmp_path: Path) -> None:
     assert failure.get("message") == 'a <b> & "c"'
     assert failure.get("type") == "FP8101"
     assert failure.text is not None and "help: set amax_history_len 1024" in failure.text
+    assert "\nnote: a spike clips\n" in failure.text
     # files checked without a finding are not listed; an empty run is an empty suite
     empty = ET.fromstring(render_output("junit", Report([], files_seen=3)))
     suite = empty.find("testsuite")
@@ -436,6 +467,7 @@ def test_sarif_is_valid_and_complete(tmp_path: Path) -> None:
     assert driver["rules"][result["ruleIndex"]]["id"] == result["ruleId"] == "FP8101"
     assert result["level"] == "warning"
     assert result["message"]["text"] == d["message"]
+    assert result["properties"] == {"note": d["note"]}
     location = result["locations"][0]["physicalLocation"]
     assert location["artifactLocation"] == {"uri": "m.yaml", "uriBaseId": "%SRCROOT%"}
     assert location["region"] == {"startLine": 2, "startColumn": 17, "endLine": 2, "endColumn": 23}

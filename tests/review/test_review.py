@@ -120,9 +120,10 @@ def diag(path: str, code: str) -> Diagnostic:
 
 
 def expected_body(d: Diagnostic, fingerprint: str, suggested: str) -> str:
-    assert d.fix is not None
+    assert d.fix is not None and d.note
     return (
         f"**{d.code}** ({d.name}) [{d.severity.value}]: {d.message}\n\n"
+        f"Note: {d.note}\n\n"
         f"Suggested fix: {d.fix.message}\n\n"
         f"```suggestion\n{suggested}\n```\n\n"
         f"<!-- fp8lint:fp={fingerprint} -->"

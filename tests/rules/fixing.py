@@ -9,6 +9,15 @@ from fp8lint.documents import kind_for
 from fp8lint.engine import fix_text, lint_text
 from fp8lint.settings import RunSettings
 
+# a finding's message is one short line (what is wrong and the key), its note one more
+MESSAGE_CAP = 160
+NOTE_CAP = 240
+
+
+def one_line(text: str, cap: int) -> bool:
+    """`text` is a single line of printable text no longer than `cap` characters."""
+    return bool(text.strip()) and text.isprintable() and len(text) <= cap
+
 
 def findings(filename: str, text: str, settings: RunSettings) -> list[Diagnostic]:
     kind = kind_for(filename)

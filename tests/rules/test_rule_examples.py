@@ -11,7 +11,17 @@ from fp8lint.rule import Example, Rule
 from fp8lint.rules import all_rules
 from fp8lint.settings import RunSettings, Selection
 
-from .fixing import applicabilities, applicable, assert_fix, findings, needs_unsafe, show
+from .fixing import (
+    MESSAGE_CAP,
+    NOTE_CAP,
+    applicabilities,
+    applicable,
+    assert_fix,
+    findings,
+    needs_unsafe,
+    one_line,
+    show,
+)
 
 CASES = [
     pytest.param(rule, ex, valid, id=f"{rule.code}-{'valid' if valid else 'invalid'}-{ex.filename}")
@@ -45,7 +55,9 @@ def test_rule_example(rule: type[Rule], example: Example, valid: bool) -> None:
             ]
         for d in mine:
             assert d.severity.value in ("error", "warning", "info")
-            assert len(d.message) > 40  # a finding says why and what to change
+            # one short line naming the key; the why goes to the note (issue 13)
+            assert one_line(d.message, MESSAGE_CAP), d.message
+            assert d.note and one_line(d.note, NOTE_CAP), (d.message, d.note)
 
 
 @pytest.mark.parametrize(("rule", "example", "valid"), INVALID)

@@ -57,7 +57,7 @@ from fp8lint.diagnostics import (
 if TYPE_CHECKING:
     from fp8lint.settings import RunSettings
 
-FORMAT = 1  # of shards and of encoded diagnostics; bump on any change to either
+FORMAT = 2  # of shards and of encoded diagnostics; bump on any change to either
 DIR_NAME = ".fp8lint_cache"
 SHARDS = 256
 RACY_NS = 2_000_000_000  # a file changed this close to its read is re-hashed next time
@@ -295,6 +295,7 @@ def encode_diagnostic(d: Diagnostic) -> dict[str, Any]:
         "fix": _encode_fix(d.fix) if d.fix is not None else None,
         "source_line": d.source_line,
         "key": d.key,
+        "note": d.note,
     }
 
 
@@ -386,6 +387,7 @@ def decode_diagnostic(raw: Any) -> Diagnostic:
             fix=_decode_fix(fix) if fix is not None else None,
             source_line=_str(raw["source_line"]),
             key=_str(raw["key"]),
+            note=_str(raw["note"]),
         )
     except (KeyError, ValueError, TypeError) as exc:
         raise CorruptEntry(str(exc)) from None

@@ -116,9 +116,8 @@ def apply_rules(sites: list[Fp8Site], settings: RunSettings, file: SourceFile) -
                 d = _diagnostic(rule, f, fix, file)
                 d = _at_the_script(d, site, file)
                 if len(site.layers) > 1:
-                    d = replace(
-                        d, message=f"{d.message} [effective config: {' > '.join(site.layers)}]"
-                    )
+                    chain = f"effective config: {' > '.join(site.layers)}"
+                    d = replace(d, note=f"{d.note}; {chain}" if d.note else chain)
                 out.append(d)
     return _dedupe(out)
 
@@ -170,6 +169,7 @@ def _diagnostic(rule: Rule, f: Finding, fix: Fix | None, file: SourceFile) -> Di
         fix=fix,
         source_line=line,
         key=f.key or identity(line),
+        note=f.note,
     )
 
 

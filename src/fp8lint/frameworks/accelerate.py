@@ -92,10 +92,10 @@ def build(
                 note(
                     "misspelled",
                     arg,
-                    f"`{arg.key}` is written by the `accelerate config` wizard but no Accelerate "
-                    f"dataclass reads it, so it has no effect; the key Accelerate reads is "
-                    f"`{spell.format(key=right)}`",
+                    f"`{arg.key}` is never read; Accelerate reads `{spell.format(key=right)}`",
                     replacement=None if dropped else spell.format(key=right),
+                    why="the `accelerate config` wizard writes this key, but no Accelerate "
+                    "dataclass reads it",
                 )
             )
 
@@ -178,9 +178,9 @@ def build(
             note(
                 "ignored",
                 arg,
-                f"`{arg.key}: most_recent` never reaches Transformer Engine: it equals "
-                "Accelerate's default, which Accelerate drops before building the recipe, so "
-                "TE's `max` is used",
+                f"`{arg.key}: most_recent` never reaches Transformer Engine, which uses `max`",
+                why="it equals Accelerate's default, which Accelerate drops before building "
+                "the recipe",
             )
         )
     else:

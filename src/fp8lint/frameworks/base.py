@@ -56,9 +56,12 @@ def default(
     )
 
 
-def note(kind: str, arg: Arg, message: str, replacement: str | None = None) -> SourceNote:
+def note(
+    kind: str, arg: Arg, message: str, replacement: str | None = None, why: str = ""
+) -> SourceNote:
+    """A fact about `arg`: `message` is one short line naming the key, `why` the note."""
     return SourceNote.model_construct(
-        kind=kind, key=arg.key, span=arg.span, message=message, replacement=replacement
+        kind=kind, key=arg.key, span=arg.span, message=message, replacement=replacement, why=why
     )
 
 

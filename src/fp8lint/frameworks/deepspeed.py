@@ -35,10 +35,10 @@ _DS_KEYS = frozenset(
 _DS_SECTIONS = frozenset({"fp16", "bf16", "amp", "msamp", "optimizer", "scheduler"})
 # a training config that names a DeepSpeed file (`deepspeed: ds_z3.json`) is not one
 OPT_LEVELS = ("O1", "O2", "O3")
-NO_FP8_KEY = (
-    "DeepSpeed has no FP8 setting: its precision sections are `fp16`, `bf16` and `amp`, so "
-    "`{key}` does nothing. FP8 with DeepSpeed comes from Accelerate + Transformer Engine "
-    "(`mixed_precision: fp8`) or from MS-AMP's `msamp` section"
+NO_FP8_KEY = "`{key}` does nothing: DeepSpeed has no FP8 setting"
+NO_FP8_WHY = (
+    "DeepSpeed's precision sections are `fp16`, `bf16` and `amp`; FP8 comes from Accelerate "
+    "+ Transformer Engine (`mixed_precision: fp8`) or MS-AMP's `msamp` section"
 )
 
 
@@ -75,6 +75,7 @@ def from_tree(file: SourceFile, doc: Document) -> list[Fp8Site]:
             key=k.raw or "",
             span=file.span(k.start, v.end),
             message=NO_FP8_KEY.format(key=k.raw),
+            why=NO_FP8_WHY,
         )
         for k, v in root.items()
         if k.raw is not None and "fp8" in k.raw.lower()

@@ -32,9 +32,11 @@ NEMO_LEGACY_DEFAULTS = dict(
     MEGATRON_DEFAULTS, fp8_amax_history_len=1024, fp8_amax_compute_algo="max"
 )
 _REDUCE_AMAX_IGNORED = (
-    "`model.reduce_amax` is not read on NeMo's Megatron-Core path (`mcore_gpt: true`): it is "
-    "not a TransformerConfig field, and Megatron always reduces amax (TE's `reduce_amax=True`) "
-    "over its amax-reduction group"
+    "`model.reduce_amax` is not read on NeMo's Megatron-Core path (`mcore_gpt: true`)"
+)
+_REDUCE_AMAX_WHY = (
+    "it is not a TransformerConfig field; Megatron always reduces amax (TE's "
+    "`reduce_amax=True`) over its amax-reduction group"
 )
 _RENAMES = {
     "encoder_seq_length": "seq_length",
@@ -113,8 +115,9 @@ def from_tree(file: SourceFile, doc: Document, base_missing: bool = False) -> li
                     kind="conflict",
                     key="model.fp8_e4m3",
                     span=hybrid.span,
-                    message="`model.fp8_e4m3` and `model.fp8_hybrid` are both true; NeMo checks "
-                    "`fp8_e4m3` first, so E4M3 is used everywhere and `fp8_hybrid` is ignored",
+                    message="`model.fp8_e4m3` and `model.fp8_hybrid` are both true; "
+                    "`fp8_hybrid` is ignored",
+                    why="NeMo checks `fp8_e4m3` first, so E4M3 is used in both passes",
                 )
             )
         elif (
@@ -130,15 +133,20 @@ def from_tree(file: SourceFile, doc: Document, base_missing: bool = False) -> li
                     key="model.fp8",
                     span=fp8.span,
                     message="`model.fp8` is true but neither `model.fp8_e4m3` nor "
-                    '`model.fp8_hybrid` is; NeMo raises "fp8 enabled but fp8_format '
-                    '(fp8_e4m3 | fp8_hybrid) is not set"',
+                    "`model.fp8_hybrid` is",
+                    why='NeMo raises "fp8 enabled but fp8_format (fp8_e4m3 | fp8_hybrid) is '
+                    'not set" at launch',
                 )
             )
     reduce = fields.get("reduce_amax")
     if mcore and reduce is not None and reduce.known and as_bool(reduce.value) is False:
         notes.append(
             SourceNote.model_construct(
-                kind="ignored", key=reduce.key, span=reduce.span, message=_REDUCE_AMAX_IGNORED
+                kind="ignored",
+                key=reduce.key,
+                span=reduce.span,
+                message=_REDUCE_AMAX_IGNORED,
+                why=_REDUCE_AMAX_WHY,
             )
         )
     profile = Profile(

@@ -68,10 +68,11 @@ def files_phrase(n: int) -> str:
 
 
 def counts_phrase(diags: list[Diagnostic]) -> str:
-    """`3 findings (1 error, 2 warnings)`."""
+    """`7 findings (1 error, 2 warnings, 4 info)`: "info" is not counted in the plural (no
+    "4 infos"), as the review bot's summary writes it."""
     counts = Counter(d.severity.value for d in diags)
     parts = [
-        f"{counts[s]} {s}{'s' if counts[s] != 1 else ''}"
+        f"{counts[s]} {s}{'s' if counts[s] != 1 and s != 'info' else ''}"
         for s in ("error", "warning", "info")
         if counts[s]
     ]

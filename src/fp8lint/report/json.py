@@ -14,6 +14,7 @@ def diagnostic_json(d: Diagnostic) -> dict[str, object]:
         "name": d.name,
         "severity": d.severity.value,
         "message": d.message,
+        "note": d.note or None,
         "filename": d.path,
         "location": {"row": d.line, "column": d.column},
         "end_location": {"row": d.end_line, "column": d.end_column},

@@ -42,6 +42,8 @@ def render(report: Report) -> str:
         )
         failure = ET.SubElement(case, "failure", {"message": _xml_text(d.message), "type": d.code})
         body = f"{path}:{d.line}:{d.column}: {d.code} [{d.severity.value}] {d.message}"
+        if d.note:
+            body += f"\nnote: {d.note}"
         if d.fix is not None and d.fix.message:
             body += f"\nhelp: {d.fix.message}"
         failure.text = _xml_text(body)

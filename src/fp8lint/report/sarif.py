@@ -116,6 +116,8 @@ def _sarif_result(d: Diagnostic, rule_index: int) -> dict[str, Any]:
         ],
         "partialFingerprints": {FINGERPRINT_KEY: fingerprint(d)},
     }
+    if d.note:
+        result["properties"] = {"note": d.note}
     if d.related:
         result["relatedLocations"] = [
             {

@@ -1,5 +1,5 @@
 """`text`, ruff's "full" format: each finding's header line, its source line with a gutter
-and carets under the span, the fix's help, then the summary."""
+and carets under the span, the finding's note and the fix's help, then the summary."""
 
 from __future__ import annotations
 
@@ -10,7 +10,8 @@ from fp8lint.report.common import SEVERITY_COLOR, header, paint, summary_lines
 
 def render(report: Report) -> str:
     """ruff's "full" format: each finding's header line, its source line with a gutter and
-    carets under the span, and the fix's help; a blank line between findings; the summary."""
+    carets under the span, the note and the fix's help; a blank line between findings; the
+    summary."""
     blocks = [
         "\n".join([header(d, report.unsafe, report.color), *_snippet(d, report.color), *_help(d)])
         for d in report.diagnostics
@@ -54,6 +55,9 @@ def _snippet(d: Diagnostic, color: bool) -> list[str]:
 
 
 def _help(d: Diagnostic) -> list[str]:
-    if d.fix is None or not d.fix.message:
-        return []
-    return [f"{' ' * len(str(d.line))} = help: {printable(d.fix.message)}"]
+    """ruff's trailer lines: `= note:` (why it matters, one line) and `= help:` (the fix)."""
+    pad = " " * len(str(d.line))
+    lines = [f"{pad} = note: {printable(d.note)}"] if d.note else []
+    if d.fix is not None and d.fix.message:
+        lines.append(f"{pad} = help: {printable(d.fix.message)}")
+    return lines

@@ -143,6 +143,8 @@ def _edit_last_line(e: TextEdit) -> int:
 
 def comment_body(d: Diagnostic, fp: str, suggested: str | None) -> str:
     parts = [f"**{d.code}** ({d.name}) [{d.severity.value}]: {_safe(d.message)}"]
+    if d.note:
+        parts.append(f"Note: {_safe(d.note)}")
     if d.fix is not None:
         if suggested is not None:
             parts.append(f"Suggested fix: {_safe(d.fix.message)}")

@@ -177,9 +177,19 @@ def _run(args: argparse.Namespace) -> int:
             left = report.plot(result, args.plot)
         except OSError as exc:
             raise SimulateError(f"{args.plot}: cannot write the plot: {exc}") from None
-        extra = f" (first {report.MAX_PLOTTED} tensors; not plotted: {', '.join(left)})"
-        print(f"Wrote {args.plot}{extra if left else ''}.", file=sys.stderr)
+        print(wrote_plot(args.plot, len(left)), file=sys.stderr)
     return 1 if result.overall.clipped else 0
+
+
+def wrote_plot(path: str, left_out: int) -> str:
+    """The one line `--plot` ends with: a count of the tensors it left out, never their names
+    (a real trace has hundreds; the text report lists them all)."""
+    from fp8lint.simulate.report import MAX_PLOTTED
+
+    if not left_out:
+        return f"Wrote {path}."
+    tensors = "tensor" if left_out == 1 else "tensors"
+    return f"Wrote {path}: the first {MAX_PLOTTED} tensors, {left_out} more {tensors} left out."
 
 
 def _recipe(args: argparse.Namespace) -> tuple[dict[str, Any], str]:
