@@ -36,4 +36,9 @@ class MissingDefaultsParent(Rule):
     def check(self, site: Fp8Site, options: Mapping[str, Any]) -> Iterator[Finding]:
         for note in site.notes:
             if note.kind == "missing-parent":
-                yield Finding(span=note.span, message=note.message)
+                yield Finding(
+                    span=note.span,
+                    message=f"`defaults:` parent `{note.key}` is not found next to this file",
+                    note="its settings are left out of the effective config: a typo, or a "
+                    "config on a search path fp8lint does not read",
+                )

@@ -7,11 +7,11 @@ from typing import Any
 
 from fp8lint.diagnostics import Severity
 from fp8lint.model import Fp8Site, Framework
+from fp8lint.rule import Example, Finding, Rule, term, where
 
 # stacks whose full recompute is Megatron's own: with FP8 on it runs through TE's checkpoint
 # (`te_checkpoint` in megatron/core/transformer/transformer_block.py), not torch's
 MEGATRON_PATH = frozenset({Framework.MEGATRON, Framework.NEMO1, Framework.NEMO2, Framework.BRIDGE})
-from fp8lint.rule import Example, Finding, Rule, term, where
 
 
 class DelayedWithRecompute(Rule):

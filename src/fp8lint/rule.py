@@ -151,15 +151,24 @@ def explain(setting: Setting[Any], shown: str | None = None) -> str:
     return f"{value} ({setting.describe()}{_shared(setting)})"
 
 
+def short_key(key: str, limit: int = 40) -> str:
+    """A key short enough for a one-line message: a long dotted path keeps its last two parts
+    (`…overrides.sequence_parallel`); the span and the note's full form say where it is."""
+    if len(key) <= limit or "." not in key:
+        return key
+    return "…" + ".".join(key.split(".")[-2:])
+
+
 def term(setting: Setting[Any], shown: str | None = None) -> str:
     """A setting for a one-line message: the key and its value, `` `--fp8-margin` 0 ``;
     `(default)` when it was not written, and where a shared value is defined."""
     value = shown if shown is not None else _plain(setting.value)
+    key = short_key(setting.key) if setting.key else setting.key
     if setting.provenance == "default":
-        return f"`{setting.key}` {value} (default)" if setting.key else f"{value} (default)"
+        return f"`{key}` {value} (default)" if key else f"{value} (default)"
     if setting.provenance == "preset":
-        return f"{value} (preset `{setting.key}`)" if setting.key else f"{value} (preset)"
-    named = f"`{setting.key}` {value}" if setting.key else value
+        return f"{value} (preset `{key}`)" if key else f"{value} (preset)"
+    named = f"`{key}` {value}" if key else value
     return named + (f" ({_shared(setting)[2:]})" if _shared(setting) else "")
 
 

@@ -602,7 +602,7 @@ def test_launcher_wrapper_keeps_its_selection_and_finds_conf_upwards(tmp_path: P
     assert [(r["filename"], r["location"]["row"]) for r in data[0]["related"]] == [  # type: ignore[index, union-attr, attr-defined]
         ("launcher_scripts/conf/training/llama/llama2_7b.yaml", 10),
     ]
-    assert f"{script}:4 (overrides)" in str(data[0]["message"])
+    assert f"{script}:4 (overrides)" in str(data[0]["note"])
     assert findings(repo, "launcher_scripts") == []  # the template alone: FP8 off
 
 
@@ -650,9 +650,7 @@ def test_hydra_overrides_without_their_base_config_are_a_site(tmp_path: Path) ->
     assert [(d["filename"], d["location"]["row"], d["code"]) for d in data] == [  # type: ignore[index]
         ("run.sh", 2, "FP8101"),
     ]
-    assert "[effective config: conf/llama_fp8.yaml (base config not found" in str(
-        data[0]["message"]
-    )
+    assert "effective config: conf/llama_fp8.yaml (base config not found" in str(data[0]["note"])
     (site,) = site_of(tmp_path / "run.sh", "shell")
     assert site.enabled.value is True and site.enabled.span.line == 2  # type: ignore[union-attr]
     assert site.amax_history_len.value == 1 and site.amax_history_len.provenance == "written"
