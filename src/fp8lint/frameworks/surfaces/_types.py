@@ -22,6 +22,18 @@ def _no_bool(value: Any) -> Any:
     return value
 
 
+def _number(value: Any) -> Any:
+    if isinstance(value, (bool, str)):
+        raise PydanticCustomError("int_type", "Input should be a valid integer")
+    return value
+
+
+def _flag(value: Any) -> Any:
+    if isinstance(value, str) or (not isinstance(value, bool) and value not in (0, 1)):
+        raise PydanticCustomError("bool_type", "Input should be a valid boolean")
+    return value
+
+
 def _lower(value: Any) -> Any:
     return value.strip().lower() if isinstance(value, str) else value
 
@@ -32,6 +44,13 @@ def _upper(value: Any) -> Any:
 
 Int = Annotated[int, BeforeValidator(_no_bool), Field(ge=-INT_LIMIT, lt=INT_LIMIT)]
 """An integer setting (margin, history length, a parallel size)."""
+
+CodeInt = Annotated[int, BeforeValidator(_number), Field(ge=-INT_LIMIT, lt=INT_LIMIT)]
+"""An integer keyword in Python code: a number, not a string (`margin="2"` is a mistake in a
+call, even where the callee would coerce it)."""
+
+CodeBool = Annotated[bool, BeforeValidator(_flag)]
+"""A boolean keyword in Python code: True, False, 1 or 0."""
 
 LOWER = BeforeValidator(_lower)
 """Put before a lower-case `Literal` (Megatron's `hybrid`, Accelerate's `max`)."""
