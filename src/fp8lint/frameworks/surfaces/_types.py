@@ -42,10 +42,11 @@ def _upper(value: Any) -> Any:
     return value.strip().upper() if isinstance(value, str) else value
 
 
-Int = Annotated[int, BeforeValidator(_no_bool), Field(ge=-INT_LIMIT, lt=INT_LIMIT)]
+# constraints first, so that the JSON Schema shows them as `minimum` / `exclusiveMaximum`
+Int = Annotated[int, Field(ge=-INT_LIMIT, lt=INT_LIMIT), BeforeValidator(_no_bool)]
 """An integer setting (margin, history length, a parallel size)."""
 
-CodeInt = Annotated[int, BeforeValidator(_number), Field(ge=-INT_LIMIT, lt=INT_LIMIT)]
+CodeInt = Annotated[int, Field(ge=-INT_LIMIT, lt=INT_LIMIT), BeforeValidator(_number)]
 """An integer keyword in Python code: a number, not a string (`margin="2"` is a mistake in a
 call, even where the callee would coerce it)."""
 
