@@ -42,15 +42,10 @@ class InvalidValue(Rule):
     )
 
     def check(self, site: Fp8Site, options: Mapping[str, Any]) -> Iterator[Finding]:
+        # each value a framework's surface model rejected (`frameworks.surfaces`)
         for bad in site.invalid:
             yield Finding(
                 span=bad.span,
                 message=f"{bad.message}. The framework rejects this value at launch or reads "
                 "it as something else; fix the value",
-            )
-        hist = site.amax_history_len
-        if hist.written and hist.value is not None and hist.value < 1 and hist.span is not None:
-            yield Finding(
-                span=hist.span,
-                message=f"amax_history_len `{hist.key}` is {hist.value}; it must be at least 1",
             )

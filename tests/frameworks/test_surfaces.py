@@ -239,3 +239,39 @@ def test_only_the_families_present_load_their_surface(tmp_path: Any) -> None:
     mega.mkdir()
     (mega / "model_config.yaml").write_text(CASES[0].good)
     assert surfaces_loaded(mega) == "SURFACES=_types,megatron"
+
+
+@pytest.mark.parametrize(
+    ("path", "kind", "text", "token"),
+    [
+        (
+            "model_config.yaml",
+            "yaml",
+            "MODEL_ARGS:\n  --fp8-format: hybrid\n  --fp8-amax-history-len: 0\n",
+            "0",
+        ),
+        (
+            "cfg.yaml",
+            "yaml",
+            "model:\n  transformer_engine: true\n  fp8: true\n  fp8_hybrid: true\n"
+            "  fp8_amax_history_len: -1\n",
+            "-1",
+        ),
+        (
+            "fp8.yaml",
+            "yaml",
+            "mixed_precision: fp8\nfp8_config:\n  backend: TE\n  amax_history_len: 0\n",
+            "0",
+        ),
+        ("recipe.py", "python", TE + "r = DelayedScaling(amax_history_len=0)\n", "0)"),
+    ],
+    ids=["megatron", "nemo1", "accelerate", "te"],
+)
+def test_history_below_one_is_rejected_by_the_surface(
+    path: str, kind: str, text: str, token: str
+) -> None:
+    diags, sites = lint_text(path, text, kind, RunSettings())
+    bad = [d for d in diags if d.code == "FP8401"]
+    assert [(d.line, d.column) for d in bad] == [position(text, token)]
+    assert bad[0].message.split(". ")[0].endswith("expected an integer of at least 1")
+    assert sites[0].amax_history_len.known is False  # rejected, so no rule reads a 0

@@ -50,6 +50,12 @@ CodeInt = Annotated[int, Field(ge=-INT_LIMIT, lt=INT_LIMIT), BeforeValidator(_nu
 """An integer keyword in Python code: a number, not a string (`margin="2"` is a mistake in a
 call, even where the callee would coerce it)."""
 
+HistoryLen = Annotated[int, Field(ge=1, lt=INT_LIMIT), BeforeValidator(_no_bool)]
+"""An amax history length: Transformer Engine needs at least one entry."""
+
+CodeHistoryLen = Annotated[int, Field(ge=1, lt=INT_LIMIT), BeforeValidator(_number)]
+"""An amax history length as a keyword in Python code."""
+
 CodeBool = Annotated[bool, BeforeValidator(_flag)]
 """A boolean keyword in Python code: True, False, 1 or 0."""
 

@@ -29,7 +29,7 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from fp8lint.frameworks.surfaces._types import LOWER, Int
+from fp8lint.frameworks.surfaces._types import LOWER, HistoryLen, Int
 
 Fp8FormatName = Annotated[Literal["e4m3", "hybrid"], LOWER]
 Fp8RecipeName = Annotated[Literal["tensorwise", "delayed", "mxfp8", "blockwise", "custom"], LOWER]
@@ -50,7 +50,7 @@ class TransformerConfigFp8(BaseModel):
     fp8_recipe: Fp8RecipeName = "delayed"
     fp8_margin: Int = 0
     fp8_interval: Int = Field(1, description="ignored by Transformer Engine >= 1.8")
-    fp8_amax_history_len: Int = 1
+    fp8_amax_history_len: HistoryLen = 1
     fp8_amax_compute_algo: AmaxAlgoName = "most_recent"
     fp8_wgrad: bool | None = True
     fp8_output_proj: bool | None = False

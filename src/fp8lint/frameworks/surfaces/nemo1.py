@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from fp8lint.frameworks.surfaces._types import Int
+from fp8lint.frameworks.surfaces._types import HistoryLen, Int
 from fp8lint.frameworks.surfaces.megatron import AmaxAlgoName, TransformerConfigFp8
 
 
@@ -40,7 +40,7 @@ class Nemo1Model(TransformerConfigFp8):
     fp8_hybrid: bool | None = Field(False, description="E4M3 forward, E5M2 gradients")
     transformer_engine: bool | None = False
     mcore_gpt: bool | None = None
-    fp8_amax_history_len: Int = 1024
+    fp8_amax_history_len: HistoryLen = 1024
     fp8_amax_compute_algo: AmaxAlgoName = "max"
     reduce_amax: bool | None = Field(True, description="read on the legacy path only")
     fp8_param_gather: bool | None = Field(False, alias="fp8_params")

@@ -20,7 +20,7 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from fp8lint.frameworks.surfaces._types import LOWER, UPPER, CodeBool, CodeInt
+from fp8lint.frameworks.surfaces._types import LOWER, UPPER, CodeBool, CodeHistoryLen, CodeInt
 
 FormatName = Annotated[Literal["HYBRID", "E4M3", "E5M2"], UPPER]
 
@@ -37,7 +37,7 @@ class DelayedScaling(BaseModel):
 
     fp8_format: FormatName = Field("HYBRID", description="a transformer_engine Format member")
     margin: CodeInt = 0
-    amax_history_len: CodeInt = 1024
+    amax_history_len: CodeHistoryLen = 1024
     amax_compute_algo: Annotated[Literal["max", "most_recent"], LOWER] = "max"
     reduce_amax: CodeBool = True
     fp8_dpa: CodeBool = False
