@@ -104,7 +104,7 @@ def build(
 
     backend = cfg.get("backend")
     use_mx = cfg.get("use_mxfp8_block_scaling")
-    if backend is None:
+    if backend is None or (backend.known and "backend" in good and good["backend"] is None):
         values["recipe"] = Setting[Recipe].model_construct(
             known=False,
             key=spell.format(key="backend"),
@@ -112,7 +112,7 @@ def build(
         )
     elif not backend.known:
         values["recipe"] = written(backend, None)
-    elif "backend" in good and good["backend"] is not None:
+    elif "backend" in good:
         recipe = BACKENDS[good["backend"]]
         if (
             recipe is Recipe.DELAYED
