@@ -164,10 +164,10 @@ def recipe_site(ctx: Context, tgt: Target) -> Fp8Site:
     checked = surfaces.check("te", args)
     invalid: list[SourceNote] = list(checked.invalid)
 
-    if fmt_val is None:
+    if fmt_arg is None:
         values["fmt"] = default(DEFAULT_FORMAT[cls], TE, "fp8_format", call_span)
-    elif fmt_arg is None or not fmt_arg.known:
-        values["fmt"] = written(fmt_val.arg, None)
+    elif not fmt_arg.known:
+        values["fmt"] = written(fmt_arg, None)
     elif checked.ok("fp8_format"):
         values["fmt"] = written(fmt_arg, FORMATS[checked.values["fp8_format"]])
     else:
@@ -232,9 +232,9 @@ def _checked(
     return written(arg, names[value] if names is not None else value)
 
 
-def _format_arg(ctx: Context, val: Val) -> Arg | None:
-    """`Format.E4M3` (however `Format` is reached) as the member's name; a string as written.
-    None when the value is neither (an unknown expression stays unknown)."""
+def _format_arg(ctx: Context, val: Val) -> Arg:
+    """`Format.E4M3` (however `Format` is reached) as the member's name; anything else as
+    read (a string as written; an expression fp8lint cannot read stays unknown)."""
     import libcst.matchers as m
 
     from fp8lint.documents.python import dotted

@@ -48,7 +48,6 @@ class Checked:
 
     values: dict[str, Any] = field(default_factory=dict)  # key -> validated value
     invalid: list[SourceNote] = field(default_factory=list)
-    rejected: set[str] = field(default_factory=set)  # keys whose value failed
 
     def ok(self, key: str) -> bool:
         return key in self.values
@@ -88,7 +87,6 @@ def check(family: str, args: Mapping[str, Arg]) -> Checked:
                 return out
             for key, detail in bad.items():
                 out.invalid.append(invalid_note(args[key], expected(detail)))
-                out.rejected.add(key)
                 del raw[key]
             continue
         out.values = {key: getattr(model, key) for key in raw}
