@@ -275,3 +275,26 @@ def test_history_below_one_is_rejected_by_the_surface(
     assert [(d.line, d.column) for d in bad] == [position(text, token)]
     assert bad[0].message.split(". ")[0].endswith("expected an integer of at least 1")
     assert sites[0].amax_history_len.known is False  # rejected, so no rule reads a 0
+
+
+def test_serialized_nemo2_config_is_checked_against_the_nemo2_surface() -> None:
+    text = (
+        "model:\n  config:\n    _target_: nemo.collections.llm.gpt.model.llama.Llama3Config8B\n"
+        "    fp8: hybrid\n    fp8_recipe: tensorwise\n    fp8_margin: two\n"
+    )
+    diags, sites = lint_text("io.yaml", text, "yaml", RunSettings())
+    assert [s.framework.value for s in sites] == ["nemo2"]
+    assert [(d.code, d.line, d.column) for d in diags if d.code == "FP8401"] == [
+        ("FP8401", *position(text, "two"))
+    ]
+
+
+def test_te_format_member_that_does_not_exist_is_reported_at_the_member() -> None:
+    text = TE + "r = DelayedScaling(fp8_format=Format.E6M2)\n"
+    diags, sites = lint_text("recipe.py", text, "python", RunSettings())
+    (bad,) = [d for d in diags if d.code == "FP8401"]
+    assert (bad.line, bad.column) == position(text, "Format.E6M2")
+    assert bad.message.startswith(
+        "`fp8_format` is Format.E6M2; expected `HYBRID`, `E4M3` or `E5M2`"
+    )
+    assert sites[0].fmt.known is False
