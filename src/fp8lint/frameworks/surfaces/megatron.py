@@ -103,6 +103,7 @@ class MegatronArgs(TransformerConfigFp8):
         validate_by_name=True,
         validate_by_alias=True,
         alias_generator=flag_of,
+        field_title_generator=lambda name, _info: flag_of(name),
         title="Megatron-LM FP8 flags",
     )
 
