@@ -42,16 +42,10 @@ class InvalidValue(Rule):
     )
 
     def check(self, site: Fp8Site, options: Mapping[str, Any]) -> Iterator[Finding]:
+        # each value a framework's surface model rejected (`frameworks.surfaces`)
         for bad in site.invalid:
             yield Finding(
                 span=bad.span,
                 message=bad.message,
                 note="the framework rejects this value at launch or reads it as something else",
-            )
-        hist = site.amax_history_len
-        if hist.written and hist.value is not None and hist.value < 1 and hist.span is not None:
-            yield Finding(
-                span=hist.span,
-                message=f"`{hist.key}` is {hist.value}; the amax history needs at least 1 entry",
-                note="with no history entry there is no amax to compute a scale from",
             )

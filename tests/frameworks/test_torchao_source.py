@@ -246,7 +246,7 @@ def test_unknown_recipe_name_is_invalid() -> None:
     site = one(src)
     assert site.recipe.known is False
     assert [n.message for n in site.invalid] == [
-        '`recipe_name` is "colwise"; expected tensorwise, rowwise or rowwise_with_gw_hp'
+        '`recipe_name` is "colwise"; expected `tensorwise`, `rowwise` or `rowwise_with_gw_hp`'
     ]
     assert lint(src) == [("FP8401", 2)]
 

@@ -3,8 +3,9 @@ fp8lint's configuration, the YAML language server (`# yaml-language-server: $sch
 framework configuration files.
 
 Each schema is a pydantic model named by `module:attribute`, imported only when it is
-exported, so that listing them costs nothing.  A framework family's surface model is added
-with one `Schema` entry here (name, model, what it describes, which files it fits).
+exported, so that listing them costs nothing.  Each framework family's surface
+(`fp8lint.frameworks.surfaces.FAMILY`) is exported under the family's name, from its `FILE`
+model: the whole file, with the keys spelled as users write them.
 """
 
 from __future__ import annotations
@@ -31,6 +32,20 @@ SCHEMAS: tuple[Schema, ...] = (
         "fp8lint.engine.config_model:ConfigFile",
         "fp8lint's configuration",
         "[tool.fp8lint] in pyproject.toml, .fp8lint.toml, fp8lint.toml",
+    ),
+    *(
+        Schema(name, f"fp8lint.frameworks.surfaces.{name}:FILE", summary, files)
+        for name, summary, files in (
+            ("megatron", "Megatron-LM FP8 flags", "functional-test model_config.yaml"),
+            ("nemo1", "NeMo 1.x FP8 keys", "NeMo 1.x / NeMo-Framework-Launcher YAML (model:)"),
+            ("nemo2", "NeMo 2 MegatronMixedPrecision", "its keywords, serialized NeMo 2 configs"),
+            ("bridge", "Megatron-Bridge MixedPrecisionConfig", "its fields"),
+            ("te", "Transformer Engine recipe keywords", "DelayedScaling(...) and siblings"),
+            ("accelerate", "Accelerate fp8_config", "accelerate config YAML"),
+            ("deepspeed", "DeepSpeed MS-AMP section", "DeepSpeed JSON config (msamp)"),
+            ("torchao", "torchao Float8LinearConfig", "its keywords, from_recipe_name()"),
+            ("torchtitan", "torchtitan float8 converter", "torchtitan TOML job config"),
+        )
     ),
 )
 

@@ -18,7 +18,8 @@ from typing import TYPE_CHECKING, Any, cast
 
 from fp8lint.documents.text import SourceFile
 from fp8lint.documents.tree import Document
-from fp8lint.frameworks.base import Arg, as_int, default, invalid_note, note, written
+from fp8lint.frameworks import surfaces
+from fp8lint.frameworks.base import Arg, as_int, default, note, written
 from fp8lint.frameworks.transformer_config import as_bool
 from fp8lint.frameworks.tree_args import args_of_map, edit_info
 from fp8lint.model import (
@@ -79,7 +80,9 @@ def build(
     edit: EditInfo | None = None,
 ) -> Fp8Site:
     notes: list[SourceNote] = []
-    invalid: list[SourceNote] = []
+    checked = surfaces.check("accelerate", cfg)
+    invalid: list[SourceNote] = list(checked.invalid)
+    good = checked.values
     anchor = enabled.span or span
     values: dict[str, Setting[Any]] = {}
 
@@ -101,7 +104,7 @@ def build(
 
     backend = cfg.get("backend")
     use_mx = cfg.get("use_mxfp8_block_scaling")
-    if backend is None:
+    if backend is None or (backend.known and "backend" in good and good["backend"] is None):
         values["recipe"] = Setting[Recipe].model_construct(
             known=False,
             key=spell.format(key="backend"),
@@ -109,8 +112,8 @@ def build(
         )
     elif not backend.known:
         values["recipe"] = written(backend, None)
-    elif str(backend.value).upper() in BACKENDS:
-        recipe = BACKENDS[str(backend.value).upper()]
+    elif "backend" in good:
+        recipe = BACKENDS[good["backend"]]
         if (
             recipe is Recipe.DELAYED
             and use_mx is not None
@@ -121,7 +124,6 @@ def build(
         else:
             values["recipe"] = written(backend, recipe)
     else:
-        invalid.append(invalid_note(backend, "expected `TE`, `MSAMP` or `AO`"))
         values["recipe"] = Setting[Recipe].model_construct(
             known=False, span=backend.value_span, key=backend.key, provenance="written"
         )
@@ -131,10 +133,9 @@ def build(
         values["fmt"] = default(Fp8Format.HYBRID, LABEL, spell.format(key="fp8_format"), anchor)
     elif not arg.known:
         values["fmt"] = written(arg, None)
-    elif str(arg.value).upper() in FORMATS:
-        values["fmt"] = written(arg, FORMATS[str(arg.value).upper()])
+    elif "fp8_format" in good:
+        values["fmt"] = written(arg, FORMATS[good["fp8_format"]])
     else:
-        invalid.append(invalid_note(arg, "expected `HYBRID`, `E4M3` or `E5M2`"))
         values["fmt"] = Setting[Fp8Format].model_construct(
             known=False, span=arg.value_span, key=arg.key, provenance="written"
         )
@@ -149,8 +150,7 @@ def build(
             values[name] = default(dflt, f"{LABEL} and {TE}", spell.format(key=key), anchor)
         elif not arg.known:
             values[name] = written(arg, None)
-        elif (number := as_int(arg.value)) is None:
-            invalid.append(invalid_note(arg, "expected an integer"))
+        elif (number := good.get(key)) is None:
             values[name] = Setting[int].model_construct(
                 known=False, span=arg.value_span, key=arg.key, provenance="written"
             )
@@ -170,9 +170,9 @@ def build(
         values["amax_compute_algo"] = te_max
     elif not arg.known:
         values["amax_compute_algo"] = written(arg, None)
-    elif str(arg.value).lower() == "max":
+    elif good.get("amax_compute_algo") == "max":
         values["amax_compute_algo"] = written(arg, AmaxAlgo.MAX)
-    elif str(arg.value).lower() == "most_recent":
+    elif good.get("amax_compute_algo") == "most_recent":
         values["amax_compute_algo"] = te_max.model_copy(update={"span": arg.value_span})
         notes.append(
             note(
@@ -184,7 +184,6 @@ def build(
             )
         )
     else:
-        invalid.append(invalid_note(arg, "expected `max` or `most_recent`"))
         values["amax_compute_algo"] = Setting[AmaxAlgo].model_construct(
             known=False, span=arg.value_span, key=arg.key, provenance="written"
         )

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from fp8lint.documents.text import SourceFile
 from fp8lint.documents.tree import Document, Node
-from fp8lint.frameworks.base import default, invalid_note, written
-from fp8lint.frameworks.transformer_config import as_bool
+from fp8lint.frameworks import surfaces
+from fp8lint.frameworks.base import default, written
 from fp8lint.frameworks.tree_args import args_of_map, edit_info
 from fp8lint.model import Fp8Site, Framework, Recipe, Setting, SourceNote
 
@@ -102,17 +102,15 @@ def from_tree(file: SourceFile, doc: Document) -> list[Fp8Site]:
             )
         ]
     args = args_of_map(file, root, ("msamp",), pair[1].deref(), "msamp.{key}")
+    checked = surfaces.check("deepspeed", args)
     en = args.get("enabled")
     if en is None:
         enabled = default(False, "MS-AMP", "msamp.enabled", None)
-    elif not en.known:
+    elif not checked.ok("enabled"):
         enabled = written(en, None)
     else:
-        enabled = written(en, bool(as_bool(en.value)))
-    invalid: list[SourceNote] = []
-    level = args.get("opt_level")
-    if level is not None and level.known and str(level.value) not in OPT_LEVELS:
-        invalid.append(invalid_note(level, "expected O1, O2 or O3"))
+        enabled = written(en, bool(checked.values["enabled"]))
+    invalid: list[SourceNote] = list(checked.invalid)
     return [
         Fp8Site.model_construct(
             path=file.path,

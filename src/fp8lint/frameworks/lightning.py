@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, cast
 
+from fp8lint.frameworks import surfaces
 from fp8lint.frameworks.base import default, invalid_note, note, written
 from fp8lint.frameworks.te import ALGOS, CLASSES, DELAYED_DEFAULTS, FORMATS, TE
 from fp8lint.model import AmaxScope, Fp8Site, Framework, Recipe, Setting, SourceNote, Span
@@ -194,25 +195,29 @@ def _site(
             if val is not None
             else default(FORMATS[DELAYED_DEFAULTS["fp8_format"]], TE, "fp8_format", anchor)
         )
-        for key in ("margin", "amax_history_len", "interval"):
+        # the mapping's values, validated at once against TE's recipe surface
+        args = {
+            k: v.arg
+            for k, v in entries.items()
+            if k in te._CHECKED or (k == "amax_compute_algo" and v.arg.known)
+        }
+        checked = surfaces.check("te", args)
+        invalid.extend(checked.invalid)
+        for key in sorted(te._CHECKED):
             val = entries.get(key)
             if val is not None:
-                values[key] = te._int(ctx, val, invalid)
+                values[key] = te._checked(ctx, val.arg, checked, key)
             elif key in DELAYED_DEFAULTS:
                 values[key] = default(DELAYED_DEFAULTS[key], TE, key, anchor)
         algo = "amax_compute_algo"
         val = entries.get(algo)
         values["amax_compute_algo"] = (
-            te._algo(ctx, val, invalid)
+            te._checked(ctx, val.arg, checked, algo, ALGOS)
+            if val is not None and val.arg.known
+            else written(val.arg, None)
             if val is not None
             else default(ALGOS[DELAYED_DEFAULTS[algo]], TE, algo, anchor)
         )
-        for key in ("reduce_amax", "fp8_dpa", "fp8_mha"):
-            val = entries.get(key)
-            if val is not None:
-                values[key] = te._bool(ctx, val, invalid)
-            elif key in DELAYED_DEFAULTS:
-                values[key] = default(DELAYED_DEFAULTS[key], TE, key, anchor)
     values["amax_scope"] = default(
         AmaxScope.WORLD,
         LABEL,

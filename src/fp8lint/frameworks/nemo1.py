@@ -17,6 +17,7 @@ from typing import Any
 from fp8lint.documents.editing import Editor
 from fp8lint.documents.text import SourceFile
 from fp8lint.documents.tree import Document
+from fp8lint.frameworks import surfaces
 from fp8lint.frameworks.base import as_int, written
 from fp8lint.frameworks.transformer_config import (
     MEGATRON_DEFAULTS,
@@ -85,6 +86,8 @@ def from_tree(file: SourceFile, doc: Document, base_missing: bool = False) -> li
             )
 
     notes: list[SourceNote] = []
+    checked = surfaces.check("nemo1", fields)  # before `fp8` (a boolean here) is taken out
+    good = checked.values
     fp8 = fields.pop("fp8", None)
     e4m3, hybrid = fields.get("fp8_e4m3"), fields.get("fp8_hybrid")
     if fp8 is None:
@@ -94,10 +97,10 @@ def from_tree(file: SourceFile, doc: Document, base_missing: bool = False) -> li
     elif not fp8.known:
         enabled = written(fp8, None)
     else:
-        on = as_bool(fp8.value)
+        on = good.get("fp8")
         enabled = written(fp8, on) if on is not None else written(replace(fp8, known=False), None)
-    is_e4m3 = bool(e4m3 is not None and e4m3.known and as_bool(e4m3.value))
-    is_hybrid = bool(hybrid is not None and hybrid.known and as_bool(hybrid.value))
+    is_e4m3 = bool(good.get("fp8_e4m3"))
+    is_hybrid = bool(good.get("fp8_hybrid"))
     fmt: Setting[Fp8Format]
     if is_e4m3:
         assert e4m3 is not None
@@ -124,8 +127,8 @@ def from_tree(file: SourceFile, doc: Document, base_missing: bool = False) -> li
             not base_missing  # the missing config may set the format
             and not is_e4m3
             and not is_hybrid
-            and (e4m3 is None or e4m3.known)
-            and (hybrid is None or hybrid.known)
+            and (e4m3 is None or "fp8_e4m3" in good)
+            and (hybrid is None or "fp8_hybrid" in good)
         ):
             notes.append(
                 SourceNote.model_construct(
@@ -159,7 +162,11 @@ def from_tree(file: SourceFile, doc: Document, base_missing: bool = False) -> li
     )
     span = file.span(pair[0].start, pair[1].end)
     profile = replace(profile, edit=edit_info(file, doc, model, MODEL_TO_CONFIG))
-    return [build_site(fields, profile, file.path, span, enabled=enabled, fmt=fmt, notes=notes)]
+    return [
+        build_site(
+            fields, profile, file.path, span, enabled=enabled, fmt=fmt, notes=notes, checked=checked
+        )
+    ]
 
 
 def write_format(editor: Editor, site: Fp8Site, value: Any, raw: list[tuple[int, int, str]]) -> str:

@@ -16,7 +16,8 @@ import re
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any, cast
 
-from fp8lint.frameworks.base import as_int, default, invalid_note, written
+from fp8lint.frameworks import surfaces
+from fp8lint.frameworks.base import Arg, default, written
 from fp8lint.model import (
     AmaxAlgo,
     AmaxScope,
@@ -143,7 +144,6 @@ def recipe_site(ctx: Context, tgt: Target) -> Fp8Site:
     kw = ctx.keywords(call)
     kw.update(ctx.overrides(call))
     allowed = KEYWORDS[cls]
-    invalid: list[SourceNote] = []
     values: dict[str, Setting[Any]] = {
         "enabled": Setting[bool].model_construct(
             value=True, known=True, provenance="derived", key=cls, span=call_span
@@ -157,12 +157,26 @@ def recipe_site(ctx: Context, tgt: Target) -> Fp8Site:
             raw=ctx.text(tgt.callee),
         ),
     }
-    val = kw.get("fp8_format")
-    values["fmt"] = (
-        _format(ctx, val, invalid)
-        if val is not None
-        else default(DEFAULT_FORMAT[cls], TE, "fp8_format", call_span)
-    )
+    # every value this recipe has, validated at once against TE's surface
+    args = {key: val.arg for key, val in kw.items() if key in allowed and key in _CHECKED}
+    algo = kw.get("amax_compute_algo") if "amax_compute_algo" in allowed else None
+    if algo is not None and algo.arg.known:
+        args["amax_compute_algo"] = algo.arg
+    fmt_val = kw.get("fp8_format")
+    fmt_arg = _format_arg(ctx, fmt_val) if fmt_val is not None else None
+    if fmt_arg is not None:
+        args["fp8_format"] = fmt_arg
+    checked = surfaces.check("te", args)
+    invalid: list[SourceNote] = list(checked.invalid)
+
+    if fmt_arg is None:
+        values["fmt"] = default(DEFAULT_FORMAT[cls], TE, "fp8_format", call_span)
+    elif not fmt_arg.known:
+        values["fmt"] = written(fmt_arg, None)
+    elif checked.ok("fp8_format"):
+        values["fmt"] = written(fmt_arg, FORMATS[checked.values["fp8_format"]])
+    else:
+        values["fmt"] = ctx.unreadable(fmt_arg)
     te_defaults: dict[str, Any] = {}
     if cls == "DelayedScaling":
         te_defaults = {
@@ -171,25 +185,22 @@ def recipe_site(ctx: Context, tgt: Target) -> Fp8Site:
             "amax_compute_algo": ALGOS[DELAYED_DEFAULTS["amax_compute_algo"]],
             "reduce_amax": DELAYED_DEFAULTS["reduce_amax"],
         }
-    for key in ("margin", "amax_history_len", "interval"):
+    for key in ("margin", "amax_history_len", "interval", "reduce_amax", "fp8_dpa", "fp8_mha"):
         val = kw.get(key) if key in allowed else None
         if val is not None:
-            values[key] = _int(ctx, val, invalid)
+            values[key] = _checked(ctx, val.arg, checked, key)
         elif key in te_defaults:
             values[key] = default(te_defaults[key], TE, key, call_span)
-    val = kw.get("amax_compute_algo") if "amax_compute_algo" in allowed else None
-    if val is not None:
-        values["amax_compute_algo"] = _algo(ctx, val, invalid)
+    if algo is not None:
+        values["amax_compute_algo"] = (
+            _checked(ctx, algo.arg, checked, "amax_compute_algo", ALGOS)
+            if algo.arg.known
+            else _algo_unknown(algo)
+        )
     elif "amax_compute_algo" in te_defaults:
         values["amax_compute_algo"] = default(
             te_defaults["amax_compute_algo"], TE, "amax_compute_algo", call_span
         )
-    for key in ("reduce_amax", "fp8_dpa", "fp8_mha"):
-        val = kw.get(key) if key in allowed else None
-        if val is not None:
-            values[key] = _bool(ctx, val, invalid)
-        elif key in te_defaults:
-            values[key] = default(te_defaults[key], TE, key, call_span)
     val = kw.get("override_linear_precision") if "override_linear_precision" in allowed else None
     if val is not None:
         from fp8lint.frameworks.python_args import canonical_text
@@ -209,41 +220,32 @@ def recipe_site(ctx: Context, tgt: Target) -> Fp8Site:
     )
 
 
-def _int(ctx: Context, val: Val, invalid: list[SourceNote]) -> Setting[Any]:
-    arg = val.arg
+_CHECKED = frozenset(
+    {"margin", "amax_history_len", "interval", "reduce_amax", "fp8_dpa", "fp8_mha"}
+)
+
+
+def _checked(
+    ctx: Context, arg: Arg, checked: surfaces.Checked, key: str, names: dict[str, Any] | None = None
+) -> Setting[Any]:
+    """A keyword's setting from what the surface made of it (unreadable when rejected)."""
     if not arg.known:
         return written(arg, None)
-    value = arg.value
-    # an int, or an integral float (pydantic accepts it), within int64
-    number = as_int(value) if isinstance(value, (int, float)) else None
-    if number is not None:
-        return written(arg, number)
-    invalid.append(invalid_note(arg, "expected an integer"))
-    return ctx.unreadable(arg)
+    if not checked.ok(key):
+        return ctx.unreadable(arg)
+    value = checked.values[key]
+    return written(arg, names[value] if names is not None else value)
 
 
-def _bool(ctx: Context, val: Val, invalid: list[SourceNote]) -> Setting[Any]:
-    arg = val.arg
-    if not arg.known:
-        return written(arg, None)
-    value = arg.value
-    if isinstance(value, bool):
-        return written(arg, value)
-    if isinstance(value, int) and value in (0, 1):
-        return written(arg, bool(value))
-    invalid.append(invalid_note(arg, "expected True or False"))
-    return ctx.unreadable(arg)
-
-
-def _format(ctx: Context, val: Val, invalid: list[SourceNote]) -> Setting[Any]:
-    """`Format.E4M3` (however `Format` is reached) or a format name as a string."""
+def _format_arg(ctx: Context, val: Val) -> Arg:
+    """`Format.E4M3` (however `Format` is reached) as the member's name; anything else as
+    read (a string as written; an expression fp8lint cannot read stays unknown)."""
     import libcst.matchers as m
 
     from fp8lint.documents.python import dotted
     from fp8lint.frameworks.python_args import member_of
 
     arg = val.arg
-    expected = "expected Format.HYBRID, Format.E4M3 or Format.E5M2"
     node = val.node
     if dotted(node) is not None and (
         m.matches(node, member_of("Format"))
@@ -253,31 +255,17 @@ def _format(ctx: Context, val: Val, invalid: list[SourceNote]) -> Setting[Any]:
         )
     ):
         member = val.node.attr.value  # type: ignore[attr-defined]
-        if member.upper() in FORMATS:
-            return written(
-                replace(arg, known=True, value=member, note=None), FORMATS[member.upper()]
-            )
-        invalid.append(invalid_note(arg, expected))
-        return ctx.unreadable(arg)
-    if not arg.known:
-        return written(arg, None)
-    if isinstance(arg.value, str) and arg.value.strip().upper() in FORMATS:
-        return written(arg, FORMATS[arg.value.strip().upper()])
-    invalid.append(invalid_note(arg, expected))
-    return ctx.unreadable(arg)
+        return replace(arg, known=True, value=member, note=None)
+    return arg
 
 
-def _algo(ctx: Context, val: Val, invalid: list[SourceNote]) -> Setting[Any]:
+def _algo_unknown(val: Val) -> Setting[Any]:
+    """An `amax_compute_algo` fp8lint cannot read: a custom callable, or a name."""
     import libcst.matchers as m
 
     from fp8lint.frameworks.python_args import function
 
     arg = val.arg
-    if arg.known:
-        if isinstance(arg.value, str) and arg.value.strip().lower() in ALGOS:
-            return written(arg, ALGOS[arg.value.strip().lower()])
-        invalid.append(invalid_note(arg, "expected `max`, `most_recent` or a callable"))
-        return ctx.unreadable(arg)
     if m.matches(val.node, function()):
         return written(
             arg,

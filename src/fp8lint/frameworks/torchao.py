@@ -15,7 +15,8 @@ import re
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any, cast
 
-from fp8lint.frameworks.base import default, invalid_note, written
+from fp8lint.frameworks import surfaces
+from fp8lint.frameworks.base import default, written
 from fp8lint.frameworks.torchtitan import RECIPES
 from fp8lint.model import Fp8Format, Fp8Site, Framework, Recipe, Setting, SourceNote, Span
 
@@ -267,8 +268,9 @@ def _recipe_name(
         name = name_arg.value
     elif not name_arg.known:
         return written(name_arg, None)
-    if name is None or name not in RECIPES:
-        invalid.append(invalid_note(name_arg, "expected tensorwise, rowwise or rowwise_with_gw_hp"))
+    checked = surfaces.check("torchao", {"recipe_name": name_arg})
+    invalid.extend(checked.invalid)
+    if name is None or not checked.ok("recipe_name"):
         return ctx.unreadable(name_arg)
     renamed = RENAMED.get(name)
     note = f"`{name}` is the pre-0.9 name of `{renamed}`" if renamed else None

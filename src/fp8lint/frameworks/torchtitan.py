@@ -18,6 +18,8 @@ from typing import Any, cast
 
 from fp8lint.documents.text import SourceFile
 from fp8lint.documents.toml import TomlDoc
+from fp8lint.frameworks import surfaces
+from fp8lint.frameworks.base import Arg
 from fp8lint.model import Fp8Format, Fp8Site, Framework, Recipe, Setting, SourceNote, Span
 
 LABEL = "torchtitan"
@@ -76,6 +78,19 @@ class _Settings:
         )
 
 
+def _section_args(
+    file: SourceFile, s: _Settings, section_path: tuple[str, ...], section: Any
+) -> dict[str, Arg]:
+    """The section's entries as `Arg`s, with the spans the TOML scanner recorded."""
+    args: dict[str, Arg] = {}
+    for key, value in section.items() if isinstance(section, dict) else ():
+        path = (*section_path, key)
+        value_span, entry = s.span(path), s.entry(path)
+        if value_span is not None and entry is not None:
+            args[key] = Arg(".".join(path), value, entry, value_span)
+    return args
+
+
 def from_toml(file: SourceFile, doc: TomlDoc) -> list[Fp8Site]:
     converters = doc.get("model", "converters")
     old = doc.get("float8")
@@ -115,6 +130,12 @@ def from_toml(file: SourceFile, doc: TomlDoc) -> list[Fp8Site]:
     )
     section = doc.get(*section_path) or {}
     recipe_name = section.get("recipe_name") if isinstance(section, dict) else None
+    # the float8 section's values, validated against torchtitan's surface (the MX converter's
+    # section has names of its own)
+    checked = surfaces.check(
+        "torchtitan", {} if use_mx else _section_args(file, s, section_path, section)
+    )
+    invalid.extend(checked.invalid)
     if use_mx:
         values["recipe"] = s.written(("model", "converters"), Recipe.MXFP8)
         values["fmt"] = s.default(Fp8Format.E4M3, "recipe_name", anchor, "MXFP8 uses E4M3")
@@ -128,22 +149,11 @@ def from_toml(file: SourceFile, doc: TomlDoc) -> list[Fp8Site]:
         values["fmt"] = s.default(
             Fp8Format.HYBRID, "recipe_name", anchor, "tensorwise: E4M3 forward, E5M2 gradients"
         )
-    elif isinstance(recipe_name, str) and recipe_name in RECIPES:
+    elif "recipe_name" in checked.values:
         recipe = RECIPES[recipe_name]
         values["recipe"] = s.written((*section_path, "recipe_name"), recipe)
         fmt = Fp8Format.HYBRID if recipe is Recipe.TENSORWISE else Fp8Format.E4M3
         values["fmt"] = s.default(fmt, "recipe_name", anchor, f"{recipe_name} casts")
-    else:
-        span = s.span((*section_path, "recipe_name")) or anchor
-        invalid.append(
-            SourceNote.model_construct(
-                kind="invalid-value",
-                key=".".join((*section_path, "recipe_name")),
-                span=span,
-                message=f"`recipe_name` is {recipe_name!r}; expected tensorwise, rowwise or "
-                "rowwise_with_gw_hp",
-            )
-        )
 
     # which modules are converted
     filters_path = (*section_path, "filter_fqns")

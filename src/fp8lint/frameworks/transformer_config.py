@@ -18,8 +18,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, cast
 
-from fp8lint.frameworks import te
-from fp8lint.frameworks.base import Arg, as_int, default, invalid_note, written
+from fp8lint.frameworks import surfaces, te
+from fp8lint.frameworks.base import Arg, default, written
 from fp8lint.model import (
     AmaxAlgo,
     AmaxScope,
@@ -118,15 +118,6 @@ BOOL_FIELDS: dict[str, str] = {
     "reduce_amax": "reduce_amax",
     "moe_a2a_overlap": "overlap_moe_expert_parallel_comm",
 }
-# fields that only matter for FP8 itself; topology and shape are always read
-FP8_FIELDS = frozenset(
-    {"fp8", "fp8_recipe", "fp4", "fp8_quantizer_factory", "fp8_param", "fp8_params"}
-    | {v for k, v in INT_FIELDS.items() if k in ("margin", "interval", "amax_history_len")}
-    | {"fp8_amax_compute_algo", "num_layers_at_start_in_bf16", "num_layers_at_end_in_bf16"}
-    | {v for k, v in BOOL_FIELDS.items() if k not in ("sequence_parallel",)}
-)
-
-
 # model field -> TransformerConfig field, for fixes that write a key
 MODEL_TO_CONFIG: dict[str, str] = {
     **INT_FIELDS,
@@ -150,6 +141,14 @@ class Profile:
     # NeMo 1.x: keys the stack reads but does not forward on its default path
     ignored: dict[str, str] = field(default_factory=dict)
 
+    @property
+    def surface(self) -> str:
+        """The family whose surface model (`frameworks.surfaces`) validates the fields."""
+        return _SURFACES.get(self.framework, "megatron")
+
+
+_SURFACES = {Framework.NEMO1: "nemo1", Framework.NEMO2: "nemo2", Framework.BRIDGE: "bridge"}
+
 
 def as_bool(value: Any) -> bool | None:
     if isinstance(value, bool):
@@ -171,11 +170,19 @@ def build_site(
     fmt: Setting[Fp8Format] | None = None,
     notes: list[SourceNote] | None = None,
     switch: Arg | None = None,
+    checked: surfaces.Checked | None = None,
 ) -> Fp8Site:
     """An `Fp8Site` from TransformerConfig-named fields; missing fields take the defaults.
     `switch` is an on/off flag above the fields (NeMo-RL's `fp8_cfg.enabled`): written off,
-    it makes the block dormant whatever `fp8` says; unreadable, FP8 is unknown."""
-    invalid: list[SourceNote] = []
+    it makes the block dormant whatever `fp8` says; unreadable, FP8 is unknown.
+
+    Written values are validated against the profile's surface model (`checked`, when the
+    recognizer has already done so); a rejected value is an FP8401 note and an unknown
+    setting."""
+    if checked is None:
+        checked = surfaces.check(profile.surface, fields)
+    invalid: list[SourceNote] = list(checked.invalid)
+    good = checked.values
     site_notes = list(notes or [])
     values: dict[str, Setting[Any]] = {}
 
@@ -197,14 +204,13 @@ def build_site(
         elif not arg.known:
             enabled = written(arg, None)
             fmt = written(arg, None)
-        elif arg.value is None or arg.value is False:
+        elif "fp8" in good and good["fp8"] in (None, False):
             enabled = written(arg, False)
             fmt = Setting[Fp8Format].model_construct(known=False)
-        elif isinstance(arg.value, str) and arg.value.lower() in FORMATS:
+        elif "fp8" in good:
             enabled = written(arg, True)
-            fmt = written(arg, FORMATS[arg.value.lower()])
-        else:
-            invalid.append(invalid_note(arg, "expected `e4m3` or `hybrid`"))
+            fmt = written(arg, FORMATS[good["fp8"]])
+        else:  # rejected by the surface
             enabled = written(arg, True)
             fmt = Setting[Fp8Format].model_construct(
                 known=False, span=arg.value_span, key=arg.key, provenance="written"
@@ -224,10 +230,9 @@ def build_site(
         values["recipe"] = missing("fp8_recipe", RECIPES[profile.defaults["fp8_recipe"]], anchor)
     elif not arg.known:
         values["recipe"] = written(arg, None)
-    elif isinstance(arg.value, str) and arg.value.lower() in RECIPES:
-        values["recipe"] = written(arg, RECIPES[arg.value.lower()])
+    elif "fp8_recipe" in good:
+        values["recipe"] = written(arg, RECIPES[good["fp8_recipe"]])
     else:
-        invalid.append(invalid_note(arg, "expected one of " + ", ".join(f"`{r}`" for r in RECIPES)))
         values["recipe"] = Setting[Recipe].model_construct(
             known=False, span=arg.value_span, key=arg.key, provenance="written"
         )
@@ -243,10 +248,9 @@ def build_site(
         )
     elif not arg.known:
         values["amax_compute_algo"] = written(arg, None)
-    elif isinstance(arg.value, str) and arg.value.lower() in ALGOS:
-        values["amax_compute_algo"] = written(arg, ALGOS[arg.value.lower()])
+    elif "fp8_amax_compute_algo" in good:
+        values["amax_compute_algo"] = written(arg, ALGOS[good["fp8_amax_compute_algo"]])
     else:
-        invalid.append(invalid_note(arg, "expected `max` or `most_recent`"))
         values["amax_compute_algo"] = Setting[AmaxAlgo].model_construct(
             known=False, span=arg.value_span, key=arg.key, provenance="written"
         )
@@ -261,11 +265,10 @@ def build_site(
         if not arg.known:
             values[model_name] = written(arg, None)
             continue
-        if arg.value is None and cfg_name not in FP8_FIELDS:
+        if cfg_name in good and good[cfg_name] is None:
             continue  # `ffn_hidden_size: null` means "derive it"
-        number = as_int(arg.value)
+        number = good.get(cfg_name)
         if number is None:
-            invalid.append(invalid_note(arg, "expected an integer"))
             values[model_name] = Setting[int].model_construct(
                 known=False, span=arg.value_span, key=arg.key, provenance="written"
             )
@@ -282,11 +285,10 @@ def build_site(
         if not arg.known:
             values[model_name] = written(arg, None)
             continue
-        flag = as_bool(arg.value)
+        if cfg_name in good and good[cfg_name] is None:
+            continue
+        flag = good.get(cfg_name)
         if flag is None:
-            if arg.value is None:
-                continue
-            invalid.append(invalid_note(arg, "expected true or false"))
             values[model_name] = Setting[bool].model_construct(
                 known=False, span=arg.value_span, key=arg.key, provenance="written"
             )
