@@ -535,6 +535,6 @@ def matches(patterns: tuple[str, ...], path: str, root: str) -> bool:
 @functools.lru_cache(maxsize=256)
 def _spec(patterns: tuple[str, ...]) -> Any:
     """The compiled patterns (compiled once per run, not once per file)."""
-    import pathspec
+    from fp8lint.engine.units import path_spec
 
-    return pathspec.PathSpec.from_lines("gitwildmatch", patterns)
+    return path_spec(patterns)

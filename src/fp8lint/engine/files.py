@@ -126,9 +126,9 @@ def _read_gitignore(path: str) -> Any:
         return None
     if not any(line.strip() and not line.startswith("#") for line in lines):
         return None
-    import pathspec
+    from fp8lint.engine.units import path_spec
 
-    return pathspec.PathSpec.from_lines("gitwildmatch", lines)
+    return path_spec(lines)
 
 
 def _ignored(path: str, ignores: list[tuple[str, Any]]) -> bool:

@@ -1,4 +1,5 @@
-"""Sizes and durations as people write them, in configuration files and on the command line.
+"""Sizes, durations and path patterns as people write them, in configuration files and on the
+command line.
 
 Plain functions on the standard library: the configuration model (pydantic), its loader and the
 command line all parse `max-file-size` and `file-timeout` the same way.
@@ -7,6 +8,8 @@ command line all parse `max-file-size` and `file-timeout` the same way.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
+from typing import Any
 
 _SIZE = re.compile(r"(?i)^\s*(\d+(?:\.\d+)?)\s*(b|kb|mb|gb|kib|mib|gib)?\s*$")
 SIZE_PATTERN = r"^\s*\d+(\.\d+)?\s*([bB]|[kKmMgG][iI]?[bB])?\s*$"  # the same, for JSON Schema
@@ -45,3 +48,15 @@ def parse_seconds(value: object) -> float:
     if not value >= 0 or value == float("inf"):
         raise ValueError(f"must be a finite number of seconds >= 0 (0: no limit), got {value!r}")
     return float(value)
+
+
+def path_spec(lines: Iterable[str]) -> Any:
+    """Git-style path patterns (`.gitignore`, `exclude`, `per-file-ignores`) as one
+    `pathspec.PathSpec`.  pathspec 1.x calls them "gitignore" and deprecates the old
+    "gitwildmatch" name, which older releases know alone."""
+    import pathspec
+
+    try:
+        return pathspec.PathSpec.from_lines("gitignore", lines)
+    except (KeyError, LookupError):  # pathspec before "gitignore" was registered
+        return pathspec.PathSpec.from_lines("gitwildmatch", lines)
