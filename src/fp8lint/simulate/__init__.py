@@ -6,7 +6,8 @@ described in `fp8lint.simulate.traces`; the summaries, the sweep and the rendere
 heavy: `fp8lint.cli` imports it to build its parser.
 
 Exit codes: 0 when the recipe clips nothing on the trace, 1 when it clips at least one
-micro-batch, 2 on usage or input errors.
+micro-batch, 2 on usage or input errors (a missing `simulate` extra included: the replay
+needs numpy and pyarrow, which `pip install 'fp8lint[simulate]'` brings).
 """
 
 from __future__ import annotations
@@ -133,7 +134,23 @@ def main(args: argparse.Namespace) -> int:
         return 2
 
 
+EXTRA_HINT = "pip install 'fp8lint[simulate]'"
+
+
+def _require_extra() -> None:
+    """numpy and pyarrow come with the `simulate` extra; `check` never imports them."""
+    try:
+        import numpy  # noqa: F401
+        import pyarrow  # noqa: F401
+    except ImportError as exc:
+        raise SimulateError(
+            f"`fp8lint simulate` needs numpy and pyarrow ({exc.name or 'one'} is missing): "
+            f"{EXTRA_HINT}"
+        ) from None
+
+
 def _run(args: argparse.Namespace) -> int:
+    _require_extra()
     from fp8lint.simulate import report
     from fp8lint.simulate.recurrence import DelayedSetting
     from fp8lint.simulate.traces import SyntheticSpec, TraceError, load, synthetic
@@ -163,11 +180,11 @@ def _run(args: argparse.Namespace) -> int:
             trace = synthetic(spec)
         else:
             trace = load(args.trace, args.input_format, args.pass_)
+        result = report.run(
+            trace, setting, values["fmt"], fnuz=args.fnuz, origin=origin, sweep=not args.no_sweep
+        )
     except TraceError as exc:
         raise SimulateError(str(exc)) from None
-    result = report.run(
-        trace, setting, values["fmt"], fnuz=args.fnuz, origin=origin, sweep=not args.no_sweep
-    )
     if args.output_format == "json":
         print(json.dumps(report.render_json(result), indent=2))
     else:

@@ -1,4 +1,4 @@
-"""Transformer Engine's delayed-scaling recurrence, replayed in pure Python.
+"""Transformer Engine's delayed-scaling recurrence, replayed with numpy over whole arrays.
 
 For one quantized tensor (TE keeps one amax history and one scale per tensor slot: input,
 weight and output forward; grad-output and grad-input backward) each *update* (an autocast
@@ -37,9 +37,15 @@ binades that delayed scaling loses at the bottom of the range.
 from __future__ import annotations
 
 import math
-from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+
+import numpy as np
+from numpy.typing import NDArray
+
+F64 = NDArray[np.float64]
+I64 = NDArray[np.int64]
+Mask = NDArray[np.bool_]
 
 FLT_MAX = 3.4028234663852886e38  # float32 max: TE's scale is a float32
 FP8_MAX: dict[str, float] = {"e4m3": 448.0, "e5m2": 57344.0, "e4m3fnuz": 240.0, "e5m2fnuz": 57344.0}
@@ -85,29 +91,319 @@ class DelayedSetting:
         )
 
 
+def sliding_max(values: F64, width: int) -> F64:
+    """`out[j] = max(values[j : j + width])` for every full window, in O(n): van Herk /
+    Gil-Werman, a running maximum forwards and backwards inside blocks of `width`."""
+    n = values.size
+    if width <= 1:
+        same: F64 = values.copy()
+        return same
+    if n < width:
+        return np.empty(0, dtype=np.float64)
+    blocks = -(-n // width)
+    padded = np.full(blocks * width, -np.inf)
+    padded[:n] = values
+    grid = padded.reshape(blocks, width)
+    prefix = np.maximum.accumulate(grid, axis=1).reshape(-1)
+    suffix = np.maximum.accumulate(grid[:, ::-1], axis=1)[:, ::-1].reshape(-1)
+    return np.maximum(suffix[: n - width + 1], prefix[width - 1 : n])
+
+
+def group_starts(keys: I64) -> I64:
+    """Where each run of equal keys starts in a sorted key array."""
+    if keys.size == 0:
+        return np.empty(0, dtype=np.int64)
+    change = np.flatnonzero(keys[1:] != keys[:-1]) + 1
+    return np.concatenate((np.zeros(1, dtype=np.int64), change.astype(np.int64)))
+
+
+class OutOfOrder(Exception):
+    """A streamed chunk holds a step older than one an earlier chunk already replayed."""
+
+
+@dataclass
+class Accumulator:
+    """Per-tensor running totals of one setting (what a `Summary` is built from)."""
+
+    clipped: I64
+    worst: F64
+    margin_sum: F64
+    history_sum: F64
+    lost_count: I64
+    history_max: F64
+    history_over_one: I64
+
+    @classmethod
+    def empty(cls, n: int) -> Accumulator:
+        z = np.zeros(n, dtype=np.float64)
+        i = np.zeros(n, dtype=np.int64)
+        return cls(i, z.copy(), z.copy(), z.copy(), i.copy(), z.copy(), i.copy())
+
+    def grow(self, n: int) -> None:
+        for name, value in vars(self).items():
+            if value.size < n:
+                extra = np.zeros(n - value.size, dtype=value.dtype)
+                setattr(self, name, np.concatenate((value, extra)))
+
+
+@dataclass
+class Clips:
+    """The clipped micro-batches of the kept setting, in update order within each tensor."""
+
+    tensor: I64
+    step: I64
+    amax: F64
+    scale: F64
+    fraction: F64
+
+
+@dataclass
+class RowDetail:
+    """Per-row arrays of the kept setting for one chunk (single-chunk replays only)."""
+
+    scale: F64
+    calibrated: Mask
+    clipped_fraction: F64
+    margin_lost: F64  # NaN where the micro-batch says nothing about precision
+    history_lost: F64
+
+
+class Engine:
+    """Replays rows (tensor id, step, amax) for several settings at once, chunk by chunk.
+
+    Each chunk is ordered by (tensor, step) with a stable sort; the state each tensor carries
+    into the next chunk is its last `max window - 1` rolled amaxes, and per setting its scale
+    and whether that scale came from an amax.  The windowed maximum of a window length is
+    computed once per chunk and shared by every margin."""
+
+    def __init__(
+        self,
+        settings: Sequence[DelayedSetting],
+        fmax_of: Sequence[float],
+        *,
+        unfused: bool = False,
+        keep: int | None = None,
+        keep_rows: bool = False,
+        max_clips: int = 1000,
+    ) -> None:
+        self.settings = list(settings)
+        self.unfused = unfused
+        self.keep = keep
+        self.keep_rows = keep_rows
+        self.max_clips = max_clips
+        self.fmax = np.asarray(fmax_of, dtype=np.float64)
+        self.tail_len = max(s.window for s in self.settings) - 1
+        self.n = 0
+        self.tail = np.zeros((0, self.tail_len), dtype=np.float64)
+        self.last_step = np.zeros(0, dtype=np.int64)
+        self.seen = np.zeros(0, dtype=np.bool_)
+        self.updates = np.zeros(0, dtype=np.int64)
+        self.zero_amax = np.zeros(0, dtype=np.int64)
+        self.nonfinite_amax = np.zeros(0, dtype=np.int64)
+        self.scale = [np.zeros(0, dtype=np.float64) for _ in self.settings]
+        self.calibrated = [np.zeros(0, dtype=np.bool_) for _ in self.settings]
+        self.acc = [Accumulator.empty(0) for _ in self.settings]
+        self.fractions: list[tuple[I64, F64]] = []
+        self.clip_parts: list[Clips] = []
+        self.clip_count = np.zeros(0, dtype=np.int64)
+        self.rows: RowDetail | None = None
+
+    def _grow(self, n: int, fmax_of: Sequence[float]) -> None:
+        if n <= self.n:
+            return
+        extra = n - self.n
+        self.fmax = np.asarray(fmax_of, dtype=np.float64)[:n]
+        self.tail = np.vstack((self.tail, np.zeros((extra, self.tail_len))))
+        self.last_step = np.concatenate((self.last_step, np.zeros(extra, dtype=np.int64)))
+        self.seen = np.concatenate((self.seen, np.zeros(extra, dtype=np.bool_)))
+        for name in ("updates", "zero_amax", "nonfinite_amax", "clip_count"):
+            setattr(self, name, np.concatenate((getattr(self, name), np.zeros(extra, np.int64))))
+        self.scale = [np.concatenate((s, np.ones(extra))) for s in self.scale]
+        self.calibrated = [np.concatenate((c, np.zeros(extra, np.bool_))) for c in self.calibrated]
+        for acc in self.acc:
+            acc.grow(n)
+        self.n = n
+
+    def feed(self, tensor: I64, step: I64, amax: F64, fmax_of: Sequence[float]) -> None:
+        """Replay one chunk of rows in file order; `fmax_of[t]` is tensor t's FP8_MAX."""
+        self._grow(len(fmax_of), fmax_of)
+        order = np.lexsort((step, tensor))
+        t, st, a = tensor[order], step[order], amax[order]
+        n = t.size
+        if n == 0:
+            return
+        starts = group_starts(t)
+        ends = np.concatenate((starts[1:], np.array([n], dtype=np.int64)))
+        gt = t[starts]
+        if np.any(self.seen[gt] & (st[starts] < self.last_step[gt])):
+            raise OutOfOrder
+        self.seen[gt] = True
+        self.last_step[gt] = st[ends - 1]
+        counts = ends - starts
+        np.repeat(starts, counts)
+        nt = self.n
+        finite = np.isfinite(a)
+        self.updates += np.bincount(t, minlength=nt)
+        self.zero_amax += np.bincount(t[a == 0.0], minlength=nt)
+        self.nonfinite_amax += np.bincount(t[~finite], minlength=nt)
+
+        # the updates that roll, laid out per tensor after the history they inherit
+        roll = np.arange(n) if self.unfused else np.flatnonzero(a != 0.0)
+        rt, rv = t[roll], a[roll]
+        rstarts = group_starts(rt)
+        g = rstarts.size
+        p = self.tail_len
+        pos = np.arange(rt.size) + p * (
+            np.repeat(np.arange(g), np.diff(np.append(rstarts, rt.size))) + 1
+        )
+        padded = np.zeros(rt.size + g * p, dtype=np.float64)
+        padded[pos] = rv
+        rgt = rt[rstarts] if g else rt[:0]
+        if p:
+            tail_pos = (rstarts + np.arange(g) * p)[:, None] + np.arange(p)[None, :]
+            padded[tail_pos] = self.tail[rgt]
+        nan = np.isnan(padded)
+        values = np.where(nan, 0.0, padded)
+        nan_count = np.concatenate(([0], np.cumsum(nan))) if self.unfused else None
+
+        shared = _Shared(t, st, a, finite, self.fmax[t], starts, gt)
+        shared.positive = (a > 0.0) & finite
+        for w in sorted({s.window for s in self.settings}):
+            if w == 1:
+                ref = rv
+            else:
+                ref = sliding_max(values, w)[pos - w + 1]
+                if nan_count is not None:
+                    ref = np.where(nan_count[pos + 1] - nan_count[pos + 1 - w] > 0, np.nan, ref)
+            valid = np.isfinite(ref) & (ref > 0.0)
+            ev_rows = roll[valid]
+            is_event = np.zeros(n, dtype=np.int64)
+            is_event[ev_rows] = 1
+            # index (into the events) of the last event before each row, -1 when none
+            prev = np.cumsum(is_event) - is_event - 1
+            events_before_group = prev[starts] + 1  # events in earlier groups
+            has_prev = prev >= np.repeat(events_before_group, counts)
+            win = _Window(ref[valid], t[ev_rows], has_prev, np.where(has_prev, prev, 0))
+            last_ev = prev[ends - 1] + is_event[ends - 1]  # last event at or before the end
+            win.done = last_ev >= events_before_group
+            win.last_ev = last_ev
+            for si, s in enumerate(self.settings):
+                if s.window == w:
+                    self._setting(si, s, shared, win)
+        if p:
+            self._carry_tail(padded, rstarts, rgt, np.diff(np.append(rstarts, rt.size)), p)
+
+    def _carry_tail(self, padded: F64, rstarts: I64, rgt: I64, rcounts: I64, p: int) -> None:
+        """Each tensor's last `p` rolled amaxes (inherited history included) for the next chunk."""
+        group_end = rstarts + np.arange(rgt.size) * p + p + rcounts
+        idx = (group_end - p)[:, None] + np.arange(p)[None, :]
+        self.tail[rgt] = padded[idx]
+
+    def _setting(self, si: int, s: DelayedSetting, c: _Shared, w: _Window) -> None:
+        t, a = c.t, c.a
+        scaled = np.array([float(f) * 2.0 ** (-s.margin) for f in self.fmax], dtype=np.float64)
+        cand = np.minimum(scaled[w.ev_tensor] / w.ev_ref, FLT_MAX)
+        carried_scale, carried_cal = self.scale[si], self.calibrated[si]
+        scale = np.where(w.has_prev, cand[w.prev_at] if cand.size else 1.0, carried_scale[t])
+        cal = w.has_prev | carried_cal[t]
+        done = c.gt[w.done]
+        carried_scale[done] = cand[w.last_ev[w.done]]
+        carried_cal[done] = True
+
+        x = a * scale
+        clip = c.finite & (x > c.fmax * (1.0 + RTOL))
+        ci = np.flatnonzero(clip)
+        frac = 1.0 - c.fmax[ci] / x[ci]
+        acc = self.acc[si]
+        ct = t[ci]
+        cs = group_starts(ct)
+        if ci.size:
+            acc.clipped[ct[cs]] += np.diff(np.append(cs, ci.size))
+            np.maximum.at(acc.worst, ct[cs], np.maximum.reduceat(frac, cs))
+        lv = cal & c.positive
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            total = np.log2(c.fmax / x)
+        total = np.where(lv, np.maximum(total, 0.0), 0.0)
+        mpart = np.minimum(total, float(max(s.margin, 0)))
+        hpart = total - mpart
+        g = c.gt
+        acc.margin_sum[g] += np.add.reduceat(mpart, c.starts)
+        acc.history_sum[g] += np.add.reduceat(hpart, c.starts)
+        acc.lost_count[g] += np.add.reduceat(lv, c.starts, dtype=np.int64)
+        acc.history_over_one[g] += np.add.reduceat(hpart >= 1.0, c.starts, dtype=np.int64)
+        np.maximum.at(acc.history_max, g, np.maximum.reduceat(hpart, c.starts))
+        if si != self.keep:
+            return
+        self.fractions.append((ct, frac))
+        if ci.size:
+            rank = np.arange(ci.size) - np.repeat(cs, np.diff(np.append(cs, ci.size)))
+            take = rank < (self.max_clips - self.clip_count[ct])
+            k = ci[take]
+            self.clip_parts.append(Clips(t[k], c.st[k], a[k], scale[k], frac[take]))
+            self.clip_count += np.bincount(ct, minlength=self.n)
+        if self.keep_rows:
+            self.rows = RowDetail(
+                scale,
+                cal,
+                np.where(clip, 1.0 - c.fmax / np.where(clip, x, 1.0), 0.0),
+                np.where(lv, mpart, np.nan),
+                np.where(lv, hpart, np.nan),
+            )
+
+
+@dataclass
+class _Shared:
+    """The arrays of one chunk that every setting reads (rows sorted by tensor, step)."""
+
+    t: I64
+    st: I64
+    a: F64
+    finite: Mask
+    fmax: F64
+    starts: I64
+    gt: I64
+    positive: Mask = field(default_factory=lambda: np.zeros(0, dtype=np.bool_))
+
+
+@dataclass
+class _Window:
+    """What every margin of one window length shares: the events (updates whose reference
+    is finite and > 0) and, per row, the last event before it."""
+
+    ev_ref: F64
+    ev_tensor: I64
+    has_prev: Mask
+    prev_at: I64
+    done: Mask = field(default_factory=lambda: np.zeros(0, dtype=np.bool_))
+    last_ev: I64 = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+
+
 @dataclass
 class Replay:
     """One tensor's replay: per micro-batch, the scale it was quantized with and the result."""
 
     setting: DelayedSetting
     fp8_max: float
-    amax: list[float] = field(default_factory=list)
-    scale: list[float] = field(default_factory=list)
+    amax: F64
+    scale: F64
     # whether `scale` came from an amax (False while TE's initial scale 1 is still in use)
-    calibrated: list[bool] = field(default_factory=list)
+    calibrated: Mask
     # fraction of the outlier lost to saturation, 0.0 when the micro-batch fits
-    clipped_fraction: list[float] = field(default_factory=list)
+    clipped_fraction: F64
+    margin_lost: F64
+    history_lost: F64
 
     @property
-    def limit(self) -> list[float]:
+    def limit(self) -> F64:
         """The largest amax each micro-batch could have had without clipping:
         FP8_MAX / scale, i.e. 2^margin × the reference amax of the previous update."""
-        return [self.fp8_max / s for s in self.scale]
+        out: F64 = self.fp8_max / self.scale
+        return out
 
     @property
-    def clipped(self) -> list[int]:
+    def clipped(self) -> I64:
         """Indices of the micro-batches that clipped."""
-        return [k for k, f in enumerate(self.clipped_fraction) if f > 0.0]
+        return np.flatnonzero(self.clipped_fraction > 0.0).astype(np.int64)
 
     def binades_lost(self) -> list[tuple[float, float] | None]:
         """Per micro-batch, (binades lost to the margin, binades lost to the reference being
@@ -116,72 +412,46 @@ class Replay:
         None for micro-batches that say nothing about precision: a zero or non-finite amax,
         or a scale that is still TE's initial 1.  A clipped micro-batch loses nothing at the
         bottom (it is scaled too high, not too low)."""
-        m = max(self.setting.margin, 0)
-        out: list[tuple[float, float] | None] = []
-        for a, s, cal in zip(self.amax, self.scale, self.calibrated, strict=True):
-            if not cal or not (a > 0.0 and math.isfinite(a)):
-                out.append(None)
-                continue
-            total = max(0.0, math.log2(self.fp8_max / (a * s)))
-            margin_part = min(float(m), total)
-            out.append((margin_part, total - margin_part))
-        return out
+        return [
+            None if math.isnan(m) else (m, h)
+            for m, h in zip(self.margin_lost.tolist(), self.history_lost.tolist(), strict=True)
+        ]
 
 
 def replay(
-    amaxes: Sequence[float],
+    amaxes: Sequence[float] | F64,
     setting: DelayedSetting,
     fp8_max_value: float,
     *,
     unfused: bool = False,
 ) -> Replay:
     """Run the delayed-scaling recurrence over one tensor's amax sequence (one per update)."""
-    out = Replay(setting, fp8_max_value)
-    scaled_max = fp8_max_value * 2.0 ** (-setting.margin)
-    use_max = setting.algo == "max"
-    length = setting.history
-    scale = 1.0
-    calibrated = False
-    # (position, value): a decreasing deque whose head is the window maximum
-    window: deque[tuple[int, float]] = deque()
-    rolled = 0
-    last_nan = -1 - length  # position of the newest NaN rolled in (unfused path only)
-    limit_ok = fp8_max_value * (1.0 + RTOL)
-    for a in amaxes:
-        out.amax.append(a)
-        out.scale.append(scale)
-        out.calibrated.append(calibrated)
-        x = a * scale
-        out.clipped_fraction.append(
-            1.0 - fp8_max_value / x if math.isfinite(a) and x > limit_ok else 0.0
-        )
-        if a == 0.0 and not unfused:
-            continue  # fused kernel: no roll, scale kept
-        if use_max:
-            value = a
-            if math.isnan(a):
-                # fmaxf skips NaN, and the running maximum starts at 0; torch.max keeps NaN
-                value = 0.0
-                if unfused:
-                    last_nan = rolled
-            while window and window[-1][1] <= value:
-                window.pop()
-            window.append((rolled, value))
-            while window[0][0] <= rolled - length:
-                window.popleft()
-            reference = math.nan if last_nan > rolled - length else window[0][1]
-        else:
-            reference = a
-        rolled += 1
-        if math.isfinite(reference) and reference > 0.0:
-            scale = min(scaled_max / reference, FLT_MAX)
-            calibrated = True
-    return out
+    a = np.asarray(amaxes, dtype=np.float64)
+    engine = Engine([setting], [fp8_max_value], unfused=unfused, keep=0, keep_rows=True)
+    engine.feed(
+        np.zeros(a.size, dtype=np.int64), np.arange(a.size, dtype=np.int64), a, [fp8_max_value]
+    )
+    rows = engine.rows
+    if rows is None:  # an empty sequence
+        e = np.empty(0)
+        return Replay(setting, fp8_max_value, a, e, np.empty(0, np.bool_), e, e, e)
+    return Replay(
+        setting,
+        fp8_max_value,
+        a,
+        rows.scale,
+        rows.calibrated,
+        rows.clipped_fraction,
+        rows.margin_lost,
+        rows.history_lost,
+    )
 
 
-def current_scaling(amaxes: Sequence[float], fp8_max_value: float) -> list[float]:
+def current_scaling(amaxes: Sequence[float] | F64, fp8_max_value: float) -> F64:
     """Per-tensor current scaling: each micro-batch's scale from its own amax (scale 1 when
     the amax is 0 or not finite), so nothing ever clips."""
-    return [
-        min(fp8_max_value / a, FLT_MAX) if a > 0.0 and math.isfinite(a) else 1.0 for a in amaxes
-    ]
+    a = np.asarray(amaxes, dtype=np.float64)
+    ok = (a > 0.0) & np.isfinite(a)
+    out: F64 = np.ones(a.size)
+    out[ok] = np.minimum(fp8_max_value / a[ok], FLT_MAX)
+    return out
