@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from fp8lint.cli import main
-from fp8lint.simulate import report
+from fp8lint.simulate import report, traces
 from fp8lint.simulate.recurrence import (
     FLT_MAX,
     DelayedSetting,
@@ -659,3 +659,111 @@ def test_headroom_matches_the_simulator() -> None:
         ok[5], over[5] = 2.0**m, 2.0**m * 1.01
         assert scales(ok, m, 1, MR).clipped == []
         assert scales(over, m, 1, MR).clipped_fraction[5] == pytest.approx(1 - 1 / 1.01)
+
+
+# --------------------------------------------------------------------------- at scale
+
+
+def test_cli_skips_nan_and_negative_amax_rows(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 13: a NaN or negative amax is reported with its row, the run goes on, and the
+    report counts the skipped rows (the old reader stopped at a negative amax)."""
+    monkeypatch.setattr(traces, "BLOCK_BYTES", 64)  # the rows are numbered across blocks
+    rows = [f"{k},fc1.input:fwd,1.0\n" for k in range(40)]
+    rows[2] = "2,fc1.input:fwd,nan\n"
+    rows[30] = "30,fc1.input:fwd,-2\n"
+    path = tmp_path / "t.csv"
+    path.write_text("step,tensor,amax\n" + "".join(rows))
+    code, out, _ = sim(capsys, str(path))
+    assert code == 0
+    assert "(1 tensor, 38 updates)" in out
+    assert f"Note: {path}:4: amax is NaN: row skipped" in out
+    assert f"Note: {path}:32: amax is negative (-2.0): row skipped" in out
+    assert "Note: skipped 2 row(s) with a NaN or negative amax" in out
+    code, out, _ = sim(capsys, str(path), "--output-format", "json")
+    d = json.loads(out)
+    assert d["skipped_rows"] == 2 and d["overall"]["updates"] == 38
+    assert d["overall"]["nonfinite_amax"] == 0
+
+
+def test_plain_reader_numbers_skipped_rows_too() -> None:
+    text = "step,tensor,amax\n0,a,1\n\n1,a,-0.5\n2,a,NaN\n"  # a blank line: the plain reader
+    trace = read_csv(text, "t.csv")
+    assert trace.skipped == 2 and trace.tensors[0].amax == [1.0]
+    assert trace.all_notes()[:2] == [
+        "t.csv:4: amax is negative (-0.5): row skipped",
+        "t.csv:5: amax is NaN: row skipped",
+    ]
+
+
+def test_many_skipped_rows_are_counted_not_all_listed(tmp_path: Path) -> None:
+    path = tmp_path / "t.csv"
+    path.write_text(
+        "step,tensor,amax\n" + "".join(f"{k},a,{-k - 1}\n" for k in range(25)) + "25,a,1\n"
+    )
+    trace = traces.load(str(path))
+    report.run(trace, DelayedSetting())
+    notes = trace.all_notes()
+    assert trace.skipped == 25 and trace.rows == 1
+    assert len([n for n in notes if n.endswith("row skipped")]) == traces.MAX_SKIPS_LISTED
+    assert "... and 15 more row(s) with a NaN or negative amax" in notes
+
+
+def test_streamed_csv_error_late_in_the_file_names_its_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setattr(traces, "BLOCK_BYTES", 64)
+    rows = [f"{k},a,1.0\n" for k in range(200)]
+    rows[150] = "150,a,big\n"
+    path = tmp_path / "t.csv"
+    path.write_text("step,tensor,amax\n" + "".join(rows))
+    code, out, err = sim(capsys, str(path))
+    assert code == 2 and out == ""
+    assert err == f"fp8lint: error: {path}:152: amax must be a number, got 'big'\n"
+
+
+def test_streamed_csv_with_steps_going_back_matches_the_plain_reader(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(traces, "BLOCK_BYTES", 64)
+    amax = [1.0] * 60
+    amax[5] = 3.0
+    text = "step,tensor,amax\n" + "".join(f"{59 - k},a,{amax[59 - k]}\n" for k in range(60))
+    path = tmp_path / "t.csv"
+    path.write_text(text)
+    streamed = traces.load(str(path))
+    assert streamed.streamed
+    got = report.run(streamed, DelayedSetting(0, 1, MR))
+    want = report.run(read_csv(text, str(path)), DelayedSetting(0, 1, MR))
+    assert got.overall.clipped == want.overall.clipped == 1
+    assert got.tensors[0].clips.step.tolist() == [5]
+    assert report.render_json(got) == report.render_json(want)
+
+
+def test_cli_without_the_simulate_extra(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setitem(sys.modules, "pyarrow", None)  # import pyarrow raises ImportError
+    code, out, err = sim(capsys, "--synthetic")
+    assert code == 2 and out == ""
+    assert err.count("\n") == 1
+    assert err.startswith("fp8lint: error: `fp8lint simulate` needs numpy and pyarrow")
+    assert "pip install 'fp8lint[simulate]'" in err
+
+
+def test_progress_bar_on_a_terminal_only(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from fp8lint.engine import workers
+
+    path = tmp_path / "t.csv"
+    path.write_text(SPIKY_CSV)
+    monkeypatch.setattr(report, "PROGRESS_BYTES", 0)
+    code, out, err = sim(capsys, str(path))
+    assert code == 1 and err == ""  # piped: quiet
+    monkeypatch.setattr(workers, "_interactive", lambda: True)
+    monkeypatch.setattr(workers, "PROGRESS_DELAY_S", 0)
+    code, out2, err = sim(capsys, str(path))
+    assert code == 1 and out2 == out
+    assert "simulating" in err

@@ -38,7 +38,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 from numpy.typing import NDArray
@@ -227,23 +227,29 @@ class Engine:
     def feed(self, tensor: I64, step: I64, amax: F64, fmax_of: Sequence[float]) -> None:
         """Replay one chunk of rows in file order; `fmax_of[t]` is tensor t's FP8_MAX."""
         self._grow(len(fmax_of), fmax_of)
-        order = np.lexsort((step, tensor))
-        t, st, a = tensor[order], step[order], amax[order]
-        n = t.size
+        n = tensor.size
         if n == 0:
             return
+        # stable by tensor (a radix sort for small ids); by (tensor, step) only when a
+        # tensor's steps go back inside the chunk
+        key = tensor.astype(np.uint16) if self.n <= 1 << 16 else tensor
+        order = np.argsort(key, kind="stable")
+        t, st = tensor[order], step[order]
         starts = group_starts(t)
+        same = t[1:] == t[:-1]
+        if np.any(same & (st[1:] < st[:-1])):
+            order = np.lexsort((step, tensor))
+            t, st = tensor[order], step[order]
+        a = amax[order]
         ends = np.concatenate((starts[1:], np.array([n], dtype=np.int64)))
         gt = t[starts]
         if np.any(self.seen[gt] & (st[starts] < self.last_step[gt])):
             raise OutOfOrder
         self.seen[gt] = True
         self.last_step[gt] = st[ends - 1]
-        counts = ends - starts
-        np.repeat(starts, counts)
         nt = self.n
         finite = np.isfinite(a)
-        self.updates += np.bincount(t, minlength=nt)
+        self.updates[gt] += ends - starts
         self.zero_amax += np.bincount(t[a == 0.0], minlength=nt)
         self.nonfinite_amax += np.bincount(t[~finite], minlength=nt)
 
@@ -266,8 +272,21 @@ class Engine:
         values = np.where(nan, 0.0, padded)
         nan_count = np.concatenate(([0], np.cumsum(nan))) if self.unfused else None
 
-        shared = _Shared(t, st, a, finite, self.fmax[t], starts, gt)
-        shared.positive = (a > 0.0) & finite
+        fmax = self.fmax[t]
+        positive = (a > 0.0) & finite
+        shared = _Shared(
+            t=t,
+            st=st,
+            a=a,
+            fmax=fmax,
+            limit=fmax * (1.0 + RTOL),
+            starts=starts,
+            gt=gt,
+            nonfinite=np.flatnonzero(~finite),
+            nonpositive=np.flatnonzero(~positive),
+            positive=positive,
+            positive_count=np.add.reduceat(positive, starts, dtype=np.int64),
+        )
         for w in sorted({s.window for s in self.settings}):
             if w == 1:
                 ref = rv
@@ -282,11 +301,24 @@ class Engine:
             # index (into the events) of the last event before each row, -1 when none
             prev = np.cumsum(is_event) - is_event - 1
             events_before_group = prev[starts] + 1  # events in earlier groups
-            has_prev = prev >= np.repeat(events_before_group, counts)
-            win = _Window(ref[valid], t[ev_rows], has_prev, np.where(has_prev, prev, 0))
             last_ev = prev[ends - 1] + is_event[ends - 1]  # last event at or before the end
-            win.done = last_ev >= events_before_group
-            win.last_ev = last_ev
+            done = last_ev >= events_before_group
+            # rows with no event before them in their group: up to the group's first event
+            first_ev = np.searchsorted(ev_rows, starts)
+            after = ev_rows[np.minimum(first_ev, ev_rows.size - 1)] if ev_rows.size else ends
+            in_group = (first_ev < ev_rows.size) & (after < ends)
+            first_row = np.where(in_group, after, ends - 1)
+            lengths = first_row - starts + 1
+            offsets = np.repeat(np.cumsum(lengths) - lengths - starts, lengths)
+            fresh = np.arange(int(lengths.sum()), dtype=np.int64) - offsets
+            win = _Window(
+                ev_ref=ref[valid],
+                ev_tensor=t[ev_rows],
+                prev_at=np.maximum(prev, 0),
+                fresh=fresh,
+                done=done,
+                last_ev=last_ev,
+            )
             for si, s in enumerate(self.settings):
                 if s.window == w:
                     self._setting(si, s, shared, win)
@@ -304,14 +336,17 @@ class Engine:
         scaled = np.array([float(f) * 2.0 ** (-s.margin) for f in self.fmax], dtype=np.float64)
         cand = np.minimum(scaled[w.ev_tensor] / w.ev_ref, FLT_MAX)
         carried_scale, carried_cal = self.scale[si], self.calibrated[si]
-        scale = np.where(w.has_prev, cand[w.prev_at] if cand.size else 1.0, carried_scale[t])
-        cal = w.has_prev | carried_cal[t]
+        scale = cand[w.prev_at] if cand.size else np.ones(t.size)
+        fresh_t = t[w.fresh]
+        scale[w.fresh] = carried_scale[fresh_t]
+        uncal = w.fresh[~carried_cal[fresh_t]]  # still on TE's initial scale 1
         done = c.gt[w.done]
         carried_scale[done] = cand[w.last_ev[w.done]]
         carried_cal[done] = True
 
         x = a * scale
-        clip = c.finite & (x > c.fmax * (1.0 + RTOL))
+        clip = x > c.limit
+        clip[c.nonfinite] = False
         ci = np.flatnonzero(clip)
         frac = 1.0 - c.fmax[ci] / x[ci]
         acc = self.acc[si]
@@ -320,17 +355,25 @@ class Engine:
         if ci.size:
             acc.clipped[ct[cs]] += np.diff(np.append(cs, ci.size))
             np.maximum.at(acc.worst, ct[cs], np.maximum.reduceat(frac, cs))
-        lv = cal & c.positive
+        # binades lost at the bottom, over calibrated micro-batches with a positive amax
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-            total = np.log2(c.fmax / x)
-        total = np.where(lv, np.maximum(total, 0.0), 0.0)
+            total = np.divide(c.fmax, x)
+            np.log2(total, out=total)
+        np.maximum(total, 0.0, out=total)
+        total[c.nonpositive] = 0.0
+        total[uncal] = 0.0
         mpart = np.minimum(total, float(max(s.margin, 0)))
-        hpart = total - mpart
+        hpart = np.subtract(total, mpart, out=total)
         g = c.gt
         acc.margin_sum[g] += np.add.reduceat(mpart, c.starts)
         acc.history_sum[g] += np.add.reduceat(hpart, c.starts)
-        acc.lost_count[g] += np.add.reduceat(lv, c.starts, dtype=np.int64)
-        acc.history_over_one[g] += np.add.reduceat(hpart >= 1.0, c.starts, dtype=np.int64)
+        uncal_positive = uncal[c.positive[uncal]]
+        acc.lost_count[g] += c.positive_count - np.bincount(
+            np.searchsorted(c.starts, uncal_positive, side="right") - 1,
+            minlength=c.starts.size,
+        )
+        over = np.flatnonzero(hpart >= 1.0)
+        acc.history_over_one[g] += np.diff(np.searchsorted(over, np.append(c.starts, t.size)))
         np.maximum.at(acc.history_max, g, np.maximum.reduceat(hpart, c.starts))
         if si != self.keep:
             return
@@ -342,12 +385,14 @@ class Engine:
             self.clip_parts.append(Clips(t[k], c.st[k], a[k], scale[k], frac[take]))
             self.clip_count += np.bincount(ct, minlength=self.n)
         if self.keep_rows:
+            lv = c.positive.copy()
+            lv[uncal] = False
+            cal = np.ones(t.size, dtype=np.bool_)
+            cal[uncal] = False
+            fr = np.zeros(t.size)
+            fr[ci] = frac
             self.rows = RowDetail(
-                scale,
-                cal,
-                np.where(clip, 1.0 - c.fmax / np.where(clip, x, 1.0), 0.0),
-                np.where(lv, mpart, np.nan),
-                np.where(lv, hpart, np.nan),
+                scale, cal, fr, np.where(lv, mpart, np.nan), np.where(lv, hpart, np.nan)
             )
 
 
@@ -358,24 +403,28 @@ class _Shared:
     t: I64
     st: I64
     a: F64
-    finite: Mask
-    fmax: F64
-    starts: I64
-    gt: I64
-    positive: Mask = field(default_factory=lambda: np.zeros(0, dtype=np.bool_))
+    fmax: F64  # per row
+    limit: F64  # per row: FP8_MAX (1 + RTOL), above which a product clips
+    starts: I64  # where each tensor's rows start
+    gt: I64  # the tensor of each group
+    nonfinite: I64  # rows whose amax is not finite
+    nonpositive: I64  # rows whose amax is 0 or not finite
+    positive: Mask
+    positive_count: I64  # per group
 
 
 @dataclass
 class _Window:
     """What every margin of one window length shares: the events (updates whose reference
-    is finite and > 0) and, per row, the last event before it."""
+    is finite and > 0), per row the last event before it, and the rows with none before
+    them in their tensor (they keep the scale carried in)."""
 
     ev_ref: F64
     ev_tensor: I64
-    has_prev: Mask
     prev_at: I64
-    done: Mask = field(default_factory=lambda: np.zeros(0, dtype=np.bool_))
-    last_ev: I64 = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    fresh: I64
+    done: Mask
+    last_ev: I64
 
 
 @dataclass

@@ -58,7 +58,7 @@ _TE_LINE = re.compile(
 )
 _TE_AMAX = "_cur_amax"
 MAX_SKIPS_LISTED = 10  # skipped rows named one by one in the notes; the rest are counted
-BLOCK_BYTES = 1 << 24  # CSV bytes per streamed block
+BLOCK_BYTES = 1 << 22  # CSV bytes per streamed block (about 90,000 rows)
 
 F64 = NDArray[np.float64]
 I64 = NDArray[np.int64]
