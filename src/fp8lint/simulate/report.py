@@ -212,11 +212,14 @@ def _run(
     sweep: bool,
     unfused: bool,
 ) -> Result:
-    grid: dict[tuple[int, int], DelayedSetting] = {}
-    if sweep:
-        for s in SWEEP:  # most_recent ignores the history; max over 1 is the same
-            grid.setdefault((s.margin, s.window), s)
-    settings = [setting, *grid.values()]
+    # one replay per (margin, window): most_recent ignores the history, max over 1 is the
+    # same, and the recipe's own replay serves its cell of the sweep
+    index: dict[tuple[int, int], int] = {(setting.margin, setting.window): 0}
+    settings = [setting]
+    for s in SWEEP if sweep else ():
+        if (s.margin, s.window) not in index:
+            index[(s.margin, s.window)] = len(settings)
+            settings.append(s)
     engine = Engine(settings, [], unfused=unfused, keep=0, max_clips=MAX_LISTED_CLIPS)
     with _progress(trace) as update:
         trace.progress = update
@@ -242,10 +245,11 @@ def _run(
     rows = []
     if sweep:
         totals: dict[tuple[int, int], Summary] = {}
-        for k, key in enumerate(grid, start=1):
+        for key, k in index.items():
             total = Summary()
             for part in summaries[k]:
                 total.add(part)
+            total.fractions = None  # the sweep shows no median
             totals[key] = total
         rows = [SweepRow(s, totals[(s.margin, s.window)]) for s in SWEEP]
     return Result(trace, setting, fmt, fnuz, origin, tensors, overall, rows, unfused)
