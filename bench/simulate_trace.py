@@ -1,7 +1,9 @@
 """Generate a large amax trace CSV (step,tensor,amax) for timing `fp8lint simulate`.
 
 The trace is written in chunks, so a 10^8-row file (about 3.5 GB) never sits in memory:
-`python bench/simulate_trace.py OUT.csv --rows 100000000`.  Amaxes are log-normal per tensor
+`python bench/simulate_trace.py OUT.csv --rows 100000000`; `--time` then runs
+`fp8lint simulate OUT.csv` (report and sweep) and prints its wall and CPU seconds and peak
+RSS.  Amaxes are log-normal per tensor
 (forward tensors around 8, gradients around 2^-10) with rare 4x spikes, from a seeded
 generator, so a given (rows, tensors, seed) always gives the same file.  Needs the `simulate`
 extra (numpy, pyarrow): pip install 'fp8lint[simulate]'.
@@ -10,7 +12,11 @@ extra (numpy, pyarrow): pip install 'fp8lint[simulate]'.
 from __future__ import annotations
 
 import argparse
+import os
+import resource
+import subprocess
 import sys
+import time
 from collections.abc import Iterator
 
 CHUNK_STEPS = 8192
@@ -58,12 +64,29 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rows", type=int, default=1_000_000)
     parser.add_argument("--tensors", type=int, default=160)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--reuse", action="store_true", help="keep OUT if it exists")
+    parser.add_argument("--time", action="store_true", help="then time fp8lint simulate on it")
     args = parser.parse_args(argv)
     if args.rows < 1 or args.tensors < 1:
         parser.error("--rows and --tensors must be at least 1")
-    write(args.out, args.rows, args.tensors, args.seed)
-    print(f"wrote {args.rows} rows ({args.tensors} tensors) to {args.out}", file=sys.stderr)
+    if not (args.reuse and os.path.exists(args.out)):
+        write(args.out, args.rows, args.tensors, args.seed)
+        print(f"wrote {args.rows} rows ({args.tensors} tensors) to {args.out}", file=sys.stderr)
+    if args.time:
+        print(timed([sys.executable, "-m", "fp8lint", "simulate", args.out]))
     return 0
+
+
+def timed(command: list[str]) -> str:
+    """Run `command` (output discarded); its wall and CPU seconds and peak RSS."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.perf_counter()
+    code = subprocess.run(command, stdout=subprocess.DEVNULL, check=False).returncode
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    rss_mb = after.ru_maxrss / 1024  # KiB on Linux
+    return f"exit {code}: wall {wall:.2f} s, CPU {cpu:.2f} s, peak RSS {rss_mb:.0f} MB"
 
 
 if __name__ == "__main__":
