@@ -15,7 +15,13 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from fp8lint.simulate import report, traces
-from fp8lint.simulate.recurrence import ALGOS, DelayedSetting, replay, sliding_max
+from fp8lint.simulate.recurrence import (
+    ALGOS,
+    DelayedSetting,
+    replay,
+    sliding_max,
+    sliding_maxima,
+)
 from fp8lint.simulate.traces import Trace, TraceError, load, read_csv
 
 from . import reference
@@ -70,12 +76,15 @@ def test_replay_matches_the_plain_loop(
 @FAST
 @given(
     st.lists(st.floats(min_value=0, max_value=1e3), max_size=80),
-    st.integers(min_value=1, max_value=20),
+    st.lists(st.integers(min_value=1, max_value=40), min_size=1, max_size=4),
 )
-def test_sliding_max_is_the_window_maximum(values: list[float], width: int) -> None:
-    got = sliding_max(np.asarray(values, dtype=np.float64), width).tolist()
-    want = [max(values[j : j + width]) for j in range(len(values) - width + 1)]
-    assert got == want
+def test_sliding_maxima_are_the_window_maxima(values: list[float], widths: list[int]) -> None:
+    maxima = sliding_maxima(np.asarray(values, dtype=np.float64), widths)
+    assert sorted(maxima) == sorted(set(widths))
+    for w in widths:
+        want = [max(values[j : j + w]) for j in range(len(values) - w + 1)]
+        assert maxima[w].tolist() == want
+        assert sliding_max(np.asarray(values, dtype=np.float64), w).tolist() == want
 
 
 def _trace_in_chunks(
