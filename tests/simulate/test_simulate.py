@@ -767,3 +767,41 @@ def test_progress_bar_on_a_terminal_only(
     code, out2, err = sim(capsys, str(path))
     assert code == 1 and out2 == out
     assert "simulating" in err
+
+
+@pytest.mark.parametrize("force", ["auto", "fwd", "bwd"])
+def test_streamed_csv_reads_names_and_passes_as_the_plain_reader(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, force: str
+) -> None:
+    monkeypatch.setattr(traces, "BLOCK_BYTES", 64)
+    rows = []
+    for k in range(30):
+        rows.append(f"{k}, fc1 ,{2.0 if k == 12 else 1.0},fwd,x\n")  # names are stripped
+        rows.append(f"{k},fc1.dgrad,0.001,,y\n")  # no pass: from the name
+        rows.append(f"{k},fc2:bwd,{0.5 + k % 3},backward,z\n")
+    text = "Step, Tensor ,AMAX,pass,note\n"  # the header is read case- and space-blind
+    text += "".join(rows)
+    path = tmp_path / "t.csv"
+    path.write_text(text)
+    streamed = traces.load(str(path), force_pass=force)
+    assert streamed.streamed
+    got = report.render_json(report.run(streamed, DelayedSetting(0, 4, "max")))
+    want = report.render_json(
+        report.run(read_csv(text, str(path), force), DelayedSetting(0, 4, "max"))
+    )
+    assert got == want
+    assert [t["tensor"] for t in got["tensors"]] == ["fc1", "fc1.dgrad", "fc2:bwd"]
+    if force == "auto":
+        assert [t["pass"] for t in got["tensors"]] == ["fwd", "bwd", "bwd"]
+
+
+def test_streamed_csv_pass_conflict_names_its_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setattr(traces, "BLOCK_BYTES", 64)
+    rows = "".join(f"{k},a,1.0,fwd\n" for k in range(50)) + "50,a,1.0,bwd\n"
+    path = tmp_path / "t.csv"
+    path.write_text("step,tensor,amax,pass\n" + rows)
+    code, _, err = sim(capsys, str(path))
+    assert code == 2
+    assert err == f"fp8lint: error: {path}:52: tensor 'a' changes pass (fwd and bwd rows)\n"
