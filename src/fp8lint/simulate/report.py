@@ -1,4 +1,9 @@
-"""Replaying a trace through a recipe: per-tensor summaries, the sweep, text/JSON and a plot."""
+"""Replaying a trace through a recipe: per-tensor summaries, the sweep, text/JSON and a plot.
+
+`run` makes one pass over the trace's rows (streamed in chunks for a CSV) with the recipe and
+every distinct (margin, window) of the sweep at once, so a trace of any length costs memory
+for its tensors, not its rows: summaries are totals, and only the recipe's clipped fractions
+(for their median) and its first clipped micro-batches per tensor are kept."""
 
 from __future__ import annotations
 
