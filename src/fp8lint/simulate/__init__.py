@@ -44,7 +44,8 @@ def configure_parser(parser: argparse.ArgumentParser) -> None:
         "Replay an amax trace through Transformer Engine's delayed-scaling recurrence: count "
         "the micro-batches that clip, what they lose, the binades lost at the bottom, and "
         "sweep margin x history x algorithm for the cheapest setting that clips nothing. "
-        "Exit 0 when nothing clips, 1 when something does, 2 on errors."
+        "Exit 0 when nothing clips, 1 when something does, 2 on errors. "
+        "Needs numpy and pyarrow: pip install 'fp8lint[simulate]'."
     )
     parser.add_argument(
         "trace",
