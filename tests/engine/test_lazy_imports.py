@@ -57,6 +57,30 @@ def test_python_that_names_no_site_does_not_import_libcst(tmp_path: Path) -> Non
     assert "fp8lint.frameworks.python_sites" in heavy  # it was looked at
 
 
+SIMULATE_PROBE = """
+import sys
+from fp8lint.cli import main
+code = main(["check", *sys.argv[1:]])
+print("SIMULATE=" + ",".join(sorted(m for m in ("numpy", "pyarrow", "polars") if m in sys.modules)))
+"""
+
+
+def test_check_never_imports_the_simulate_extra(tmp_path: Path) -> None:
+    """numpy and pyarrow (the `simulate` extra) cost start-up time and may be missing: check
+    must not import them, even on files that load every framework and rule."""
+    (tmp_path / "a.yaml").write_text("MODEL_ARGS:\n  --fp8-format: hybrid\n  --fp8-margin: 0\n")
+    (tmp_path / "b.py").write_text(
+        "from transformer_engine.common.recipe import DelayedScaling\nr = DelayedScaling()\n"
+    )
+    r = subprocess.run(
+        [sys.executable, "-c", SIMULATE_PROBE, str(tmp_path)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert r.stdout.strip().splitlines()[-1] == "SIMULATE="
+
+
 # ---------------------------------------------------------------- a remembered configuration
 
 MEMO_PROBE = """

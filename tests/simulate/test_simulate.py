@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from fp8lint.cli import main
-from fp8lint.simulate import report
+from fp8lint.simulate import report, traces
 from fp8lint.simulate.recurrence import (
     FLT_MAX,
     DelayedSetting,
@@ -33,15 +33,36 @@ from fp8lint.simulate.traces import (
 )
 
 from ..conftest import lint
+from . import reference
 
 MR = "most_recent"
 E4M3, E5M2 = 448.0, 57344.0
 
 
+def assert_same(new: Replay, old: reference.Replay) -> None:
+    """The vectorized replay equals the plain one: exactly, except the binades lost, whose
+    log2 comes from numpy rather than libm and may differ in the last bit."""
+    assert new.amax.tolist() == old.amax or any(math.isnan(a) for a in old.amax)
+    assert new.scale.tolist() == old.scale
+    assert new.calibrated.tolist() == old.calibrated
+    assert new.clipped_fraction.tolist() == old.clipped_fraction
+    assert new.clipped.tolist() == old.clipped
+    assert new.limit.tolist() == old.limit
+    for got, want in zip(new.binades_lost(), old.binades_lost(), strict=True):
+        assert (got is None) == (want is None)
+        if got is not None and want is not None:
+            assert got == pytest.approx(want, rel=1e-12, abs=1e-12)
+
+
 def scales(
     amax: list[float], m: int, hist: int, algo: str, fmax: float = E4M3, **kw: bool
-) -> Replay:
-    return replay(amax, DelayedSetting(m, hist, algo), fmax, **kw)
+) -> reference.Replay:
+    """Replay with both implementations, check they agree, and return the plain one's lists
+    (so the hand-computed expectations below read as written)."""
+    new = replay(amax, DelayedSetting(m, hist, algo), fmax, **kw)
+    old = reference.replay(amax, reference.DelayedSetting(m, hist, algo), fmax, **kw)
+    assert_same(new, old)
+    return old
 
 
 # --------------------------------------------------------------------------- the recurrence
@@ -218,7 +239,7 @@ def test_megatron_default_clips_a_single_2x_spike() -> None:
     result = report.run(_trace(amax), DelayedSetting(0, 1, MR), sweep=False)
     assert result.overall.clipped == 1
     assert result.overall.worst == 0.5
-    assert result.tensors[0].replay.clipped == [1000]
+    assert result.tensors[0].clips.step.tolist() == [1000]
 
 
 def test_long_max_window_absorbs_a_recurring_spike() -> None:
@@ -299,7 +320,7 @@ def test_csv_orders_by_step_and_reads_pass() -> None:
     [
         ("tensor,amax\n", "t.csv:1: the CSV header must name the columns step, tensor and amax"),
         ("step,tensor,amax\n1,a,1\n2,a,big\n", "t.csv:3: amax must be a number, got 'big'"),
-        ("step,tensor,amax\n1,a,-1\n", "t.csv:2: amax must not be negative"),
+        ("step,tensor,amax\n1,a,-1\n", "t.csv: no amax rows (1 skipped: NaN or negative amax)"),
         ("step,tensor,amax\n1.5,a,1\n", "t.csv:2: step must be an integer"),
         ("step,tensor,amax\n1,a\n", "t.csv:2: expected 3 fields, got 2"),
         ("step,tensor,amax,pass\n1,a,1,up\n", "t.csv:2: pass must be fwd or bwd"),
@@ -317,8 +338,12 @@ def test_json_reader() -> None:
     text = (
         '[{"step": 0, "tensor": "x:bwd", "amax": 1}, {"step": 1, "tensor": "x:bwd", "amax": "nan"}]'
     )
-    (t,) = read_json(text, "t.json").tensors
-    assert t.backward and t.amax[0] == 1.0 and math.isnan(t.amax[1])
+    trace = read_json(text, "t.json")
+    (t,) = trace.tensors
+    # issue 13: a NaN amax is not replayed; it is reported with its entry and counted
+    assert t.backward and t.amax == [1.0] and t.steps == [0]
+    assert trace.skipped == 1
+    assert "t.json: entry 1: amax is NaN: row skipped" in trace.all_notes()
     for bad, message in [
         ("{}", "t.json: expected a JSON list"),
         ("[1]", "t.json: entry 0: expected an object"),
@@ -433,8 +458,8 @@ def test_cli_json_shape(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = sim(capsys, "--synthetic", "--steps", "400", "--output-format", "json")
     d = json.loads(out)
     assert set(d) == {
-        "trace", "notes", "recipe", "tensors", "overall", "current_scaling", "sweep",
-        "recommended",
+        "trace", "notes", "skipped_rows", "recipe", "tensors", "overall", "current_scaling",
+        "sweep", "recommended",
     }  # fmt: skip
     assert d["recipe"] == {
         "margin": 0, "amax_history_len": 1024, "amax_compute_algo": "max", "format": "hybrid",
@@ -654,3 +679,149 @@ def test_headroom_matches_the_simulator() -> None:
         ok[5], over[5] = 2.0**m, 2.0**m * 1.01
         assert scales(ok, m, 1, MR).clipped == []
         assert scales(over, m, 1, MR).clipped_fraction[5] == pytest.approx(1 - 1 / 1.01)
+
+
+# --------------------------------------------------------------------------- at scale
+
+
+def test_cli_skips_nan_and_negative_amax_rows(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 13: a NaN or negative amax is reported with its row, the run goes on, and the
+    report counts the skipped rows (the old reader stopped at a negative amax)."""
+    monkeypatch.setattr(traces, "BLOCK_BYTES", 64)  # the rows are numbered across blocks
+    rows = [f"{k},fc1.input:fwd,1.0\n" for k in range(40)]
+    rows[2] = "2,fc1.input:fwd,nan\n"
+    rows[30] = "30,fc1.input:fwd,-2\n"
+    path = tmp_path / "t.csv"
+    path.write_text("step,tensor,amax\n" + "".join(rows))
+    code, out, _ = sim(capsys, str(path))
+    assert code == 0
+    assert "(1 tensor, 38 updates)" in out
+    assert f"Note: {path}:4: amax is NaN: row skipped" in out
+    assert f"Note: {path}:32: amax is negative (-2.0): row skipped" in out
+    assert "Note: skipped 2 row(s) with a NaN or negative amax" in out
+    code, out, _ = sim(capsys, str(path), "--output-format", "json")
+    d = json.loads(out)
+    assert d["skipped_rows"] == 2 and d["overall"]["updates"] == 38
+    assert d["overall"]["nonfinite_amax"] == 0
+
+
+def test_plain_reader_numbers_skipped_rows_too() -> None:
+    text = "step,tensor,amax\n0,a,1\n\n1,a,-0.5\n2,a,NaN\n"  # a blank line: the plain reader
+    trace = read_csv(text, "t.csv")
+    assert trace.skipped == 2 and trace.tensors[0].amax == [1.0]
+    assert trace.all_notes()[:2] == [
+        "t.csv:4: amax is negative (-0.5): row skipped",
+        "t.csv:5: amax is NaN: row skipped",
+    ]
+
+
+def test_many_skipped_rows_are_counted_not_all_listed(tmp_path: Path) -> None:
+    path = tmp_path / "t.csv"
+    path.write_text(
+        "step,tensor,amax\n" + "".join(f"{k},a,{-k - 1}\n" for k in range(25)) + "25,a,1\n"
+    )
+    trace = traces.load(str(path))
+    report.run(trace, DelayedSetting())
+    notes = trace.all_notes()
+    assert trace.skipped == 25 and trace.rows == 1
+    assert len([n for n in notes if n.endswith("row skipped")]) == traces.MAX_SKIPS_LISTED
+    assert "... and 15 more row(s) with a NaN or negative amax" in notes
+
+
+def test_streamed_csv_error_late_in_the_file_names_its_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setattr(traces, "BLOCK_BYTES", 64)
+    rows = [f"{k},a,1.0\n" for k in range(200)]
+    rows[150] = "150,a,big\n"
+    path = tmp_path / "t.csv"
+    path.write_text("step,tensor,amax\n" + "".join(rows))
+    code, out, err = sim(capsys, str(path))
+    assert code == 2 and out == ""
+    assert err == f"fp8lint: error: {path}:152: amax must be a number, got 'big'\n"
+
+
+def test_streamed_csv_with_steps_going_back_matches_the_plain_reader(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(traces, "BLOCK_BYTES", 64)
+    amax = [1.0] * 60
+    amax[5] = 3.0
+    text = "step,tensor,amax\n" + "".join(f"{59 - k},a,{amax[59 - k]}\n" for k in range(60))
+    path = tmp_path / "t.csv"
+    path.write_text(text)
+    streamed = traces.load(str(path))
+    assert streamed.streamed
+    got = report.run(streamed, DelayedSetting(0, 1, MR))
+    want = report.run(read_csv(text, str(path)), DelayedSetting(0, 1, MR))
+    assert got.overall.clipped == want.overall.clipped == 1
+    assert got.tensors[0].clips.step.tolist() == [5]
+    assert report.render_json(got) == report.render_json(want)
+
+
+def test_cli_without_the_simulate_extra(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setitem(sys.modules, "pyarrow", None)  # import pyarrow raises ImportError
+    code, out, err = sim(capsys, "--synthetic")
+    assert code == 2 and out == ""
+    assert err.count("\n") == 1
+    assert err.startswith("fp8lint: error: `fp8lint simulate` needs numpy and pyarrow")
+    assert "pip install 'fp8lint[simulate]'" in err
+
+
+def test_progress_bar_on_a_terminal_only(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from fp8lint.engine import workers
+
+    path = tmp_path / "t.csv"
+    path.write_text(SPIKY_CSV)
+    monkeypatch.setattr(report, "PROGRESS_BYTES", 0)
+    code, out, err = sim(capsys, str(path))
+    assert code == 1 and err == ""  # piped: quiet
+    monkeypatch.setattr(workers, "_interactive", lambda: True)
+    monkeypatch.setattr(workers, "PROGRESS_DELAY_S", 0)
+    code, out2, err = sim(capsys, str(path))
+    assert code == 1 and out2 == out
+    assert "simulating" in err
+
+
+@pytest.mark.parametrize("force", ["auto", "fwd", "bwd"])
+def test_streamed_csv_reads_names_and_passes_as_the_plain_reader(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, force: str
+) -> None:
+    monkeypatch.setattr(traces, "BLOCK_BYTES", 64)
+    rows = []
+    for k in range(30):
+        rows.append(f"{k}, fc1 ,{2.0 if k == 12 else 1.0},fwd,x\n")  # names are stripped
+        rows.append(f"{k},fc1.dgrad,0.001,,y\n")  # no pass: from the name
+        rows.append(f"{k},fc2:bwd,{0.5 + k % 3},backward,z\n")
+    text = "Step, Tensor ,AMAX,pass,note\n"  # the header is read case- and space-blind
+    text += "".join(rows)
+    path = tmp_path / "t.csv"
+    path.write_text(text)
+    streamed = traces.load(str(path), force_pass=force)
+    assert streamed.streamed
+    got = report.render_json(report.run(streamed, DelayedSetting(0, 4, "max")))
+    want = report.render_json(
+        report.run(read_csv(text, str(path), force), DelayedSetting(0, 4, "max"))
+    )
+    assert got == want
+    assert [t["tensor"] for t in got["tensors"]] == ["fc1", "fc1.dgrad", "fc2:bwd"]
+    if force == "auto":
+        assert [t["pass"] for t in got["tensors"]] == ["fwd", "bwd", "bwd"]
+
+
+def test_streamed_csv_pass_conflict_names_its_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setattr(traces, "BLOCK_BYTES", 64)
+    rows = "".join(f"{k},a,1.0,fwd\n" for k in range(50)) + "50,a,1.0,bwd\n"
+    path = tmp_path / "t.csv"
+    path.write_text("step,tensor,amax,pass\n" + rows)
+    code, _, err = sim(capsys, str(path))
+    assert code == 2
+    assert err == f"fp8lint: error: {path}:52: tensor 'a' changes pass (fwd and bwd rows)\n"

@@ -57,7 +57,7 @@ class Progress:
     """A progress bar on stderr for `total` files, shown only on a terminal (never when piped
     or under CI), and only once the run has taken more than `PROGRESS_DELAY_S`."""
 
-    def __init__(self, total: int, what: str = "checking") -> None:
+    def __init__(self, total: int, what: str = "checking", unit: str = "file") -> None:
         self._bar: Any = None
         if total <= 0 or not _interactive():
             return
@@ -68,7 +68,8 @@ class Progress:
         self._bar = tqdm(
             total=total,
             desc=what,
-            unit="file",
+            unit=unit,
+            unit_scale=unit != "file",
             file=sys.stderr,
             delay=PROGRESS_DELAY_S,
             leave=False,

@@ -6,7 +6,8 @@ described in `fp8lint.simulate.traces`; the summaries, the sweep and the rendere
 heavy: `fp8lint.cli` imports it to build its parser.
 
 Exit codes: 0 when the recipe clips nothing on the trace, 1 when it clips at least one
-micro-batch, 2 on usage or input errors.
+micro-batch, 2 on usage or input errors (a missing `simulate` extra included: the replay
+needs numpy and pyarrow, which `pip install 'fp8lint[simulate]'` brings).
 """
 
 from __future__ import annotations
@@ -43,7 +44,8 @@ def configure_parser(parser: argparse.ArgumentParser) -> None:
         "Replay an amax trace through Transformer Engine's delayed-scaling recurrence: count "
         "the micro-batches that clip, what they lose, the binades lost at the bottom, and "
         "sweep margin x history x algorithm for the cheapest setting that clips nothing. "
-        "Exit 0 when nothing clips, 1 when something does, 2 on errors."
+        "Exit 0 when nothing clips, 1 when something does, 2 on errors. "
+        "Needs numpy and pyarrow: pip install 'fp8lint[simulate]'."
     )
     parser.add_argument(
         "trace",
@@ -133,7 +135,23 @@ def main(args: argparse.Namespace) -> int:
         return 2
 
 
+EXTRA_HINT = "pip install 'fp8lint[simulate]'"
+
+
+def _require_extra() -> None:
+    """numpy and pyarrow come with the `simulate` extra; `check` never imports them."""
+    try:
+        import numpy  # noqa: F401
+        import pyarrow  # noqa: F401
+    except ImportError as exc:
+        raise SimulateError(
+            f"`fp8lint simulate` needs numpy and pyarrow ({exc.name or 'one'} is missing): "
+            f"{EXTRA_HINT}"
+        ) from None
+
+
 def _run(args: argparse.Namespace) -> int:
+    _require_extra()
     from fp8lint.simulate import report
     from fp8lint.simulate.recurrence import DelayedSetting
     from fp8lint.simulate.traces import SyntheticSpec, TraceError, load, synthetic
@@ -163,11 +181,11 @@ def _run(args: argparse.Namespace) -> int:
             trace = synthetic(spec)
         else:
             trace = load(args.trace, args.input_format, args.pass_)
+        result = report.run(
+            trace, setting, values["fmt"], fnuz=args.fnuz, origin=origin, sweep=not args.no_sweep
+        )
     except TraceError as exc:
         raise SimulateError(str(exc)) from None
-    result = report.run(
-        trace, setting, values["fmt"], fnuz=args.fnuz, origin=origin, sweep=not args.no_sweep
-    )
     if args.output_format == "json":
         print(json.dumps(report.render_json(result), indent=2))
     else:

@@ -1,73 +1,90 @@
-"""Replaying a trace through a recipe: per-tensor summaries, the sweep, text/JSON and a plot."""
+"""Replaying a trace through a recipe: per-tensor summaries, the sweep, text/JSON and a plot.
+
+`run` makes one pass over the trace's rows (streamed in chunks for a CSV) with the recipe and
+every distinct (margin, window) of the sweep at once, so a trace of any length costs memory
+for its tensors, not its rows: summaries are totals, and only the recipe's clipped fractions
+(for their median) and its first clipped micro-batches per tensor are kept."""
 
 from __future__ import annotations
 
 import importlib
 import math
-import statistics
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
-from fp8lint.simulate.recurrence import ALGOS, DelayedSetting, Replay, fp8_max, replay
-from fp8lint.simulate.traces import TensorTrace, Trace
+import numpy as np
+
+from fp8lint.simulate.recurrence import (
+    ALGOS,
+    Clips,
+    DelayedSetting,
+    Engine,
+    OutOfOrder,
+    Replay,
+    fp8_max,
+    replay,
+)
+from fp8lint.simulate.traces import F64, Reread, Trace
 
 MARGINS = (0, 1, 2, 3, 4)
 HISTORIES = (1, 16, 128, 1024)
 SWEEP = tuple(DelayedSetting(m, h, a) for m in MARGINS for a in ALGOS for h in HISTORIES)
 MAX_LISTED_CLIPS = 1000  # per tensor in the JSON output
 MAX_PLOTTED = 4  # tensors in one plot
+PROGRESS_BYTES = 64 << 20  # streamed traces at least this large show a progress bar
 
 
 @dataclass
 class Summary:
-    """What one replay (or several, merged) did to the micro-batches."""
+    """What one replay (or several, merged) did to the micro-batches: totals, so that a
+    trace of any length summarizes in constant memory (the clipped fractions are kept only
+    for the recipe's own replay, for their median)."""
 
     updates: int = 0
-    fractions: list[float] = field(default_factory=list)  # clipped fraction of each clip
-    margin_lost: list[float] = field(default_factory=list)
-    history_lost: list[float] = field(default_factory=list)
+    clipped: int = 0
+    worst: float | None = None  # the largest clipped fraction
+    fractions: F64 | None = None  # every clipped fraction, when kept
+    margin_sum: float = 0.0
+    history_sum: float = 0.0
+    lost_count: int = 0  # micro-batches that say something about precision
+    history_max: float = 0.0
+    history_over_one: int = 0
     zero_amax: int = 0
     nonfinite_amax: int = 0
 
     @property
-    def clipped(self) -> int:
-        return len(self.fractions)
-
-    @property
-    def worst(self) -> float | None:
-        return max(self.fractions) if self.fractions else None
-
-    @property
     def median(self) -> float | None:
-        return statistics.median(self.fractions) if self.fractions else None
+        if self.fractions is None or not self.fractions.size:
+            return None
+        return float(np.median(self.fractions))
 
     @property
     def margin_mean(self) -> float:
-        return _mean(self.margin_lost)
+        return self.margin_sum / self.lost_count if self.lost_count else 0.0
 
     @property
     def history_mean(self) -> float:
-        return _mean(self.history_lost)
-
-    @property
-    def history_max(self) -> float:
-        return max(self.history_lost, default=0.0)
+        return self.history_sum / self.lost_count if self.lost_count else 0.0
 
     @property
     def lost_mean(self) -> float:
         """Mean binades lost at the bottom, margin and history together."""
         return self.margin_mean + self.history_mean
 
-    @property
-    def history_over_one(self) -> int:
-        """Micro-batches that lost at least one binade to the reference sitting above them."""
-        return sum(h >= 1.0 for h in self.history_lost)
-
     def add(self, other: Summary) -> None:
         self.updates += other.updates
-        self.fractions += other.fractions
-        self.margin_lost += other.margin_lost
-        self.history_lost += other.history_lost
+        self.clipped += other.clipped
+        if other.worst is not None:
+            self.worst = other.worst if self.worst is None else max(self.worst, other.worst)
+        if other.fractions is not None:
+            kept = self.fractions if self.fractions is not None else np.empty(0)
+            self.fractions = np.concatenate((kept, other.fractions))
+        self.margin_sum += other.margin_sum
+        self.history_sum += other.history_sum
+        self.lost_count += other.lost_count
+        self.history_max = max(self.history_max, other.history_max)
+        self.history_over_one += other.history_over_one
         self.zero_amax += other.zero_amax
         self.nonfinite_amax += other.nonfinite_amax
 
@@ -89,31 +106,41 @@ class Summary:
         }
 
 
-def _mean(values: list[float]) -> float:
-    return math.fsum(values) / len(values) if values else 0.0
-
-
 def _r(value: float | None) -> float | None:
     return None if value is None else round(value, 6)
 
 
 def summarize(rep: Replay) -> Summary:
-    s = Summary(updates=len(rep.amax))
-    s.fractions = [f for f in rep.clipped_fraction if f > 0.0]
-    for lost in rep.binades_lost():
-        if lost is not None:
-            s.margin_lost.append(lost[0])
-            s.history_lost.append(lost[1])
-    s.zero_amax = sum(a == 0.0 for a in rep.amax)
-    s.nonfinite_amax = sum(not math.isfinite(a) for a in rep.amax)
-    return s
+    """The summary of one in-memory replay."""
+    fractions = rep.clipped_fraction[rep.clipped_fraction > 0.0]
+    ok = ~np.isnan(rep.margin_lost)
+    hist = rep.history_lost[ok]
+    return Summary(
+        updates=int(rep.amax.size),
+        clipped=int(fractions.size),
+        worst=float(fractions.max()) if fractions.size else None,
+        fractions=fractions,
+        margin_sum=float(rep.margin_lost[ok].sum()),
+        history_sum=float(hist.sum()),
+        lost_count=int(ok.sum()),
+        history_max=float(hist.max()) if hist.size else 0.0,
+        history_over_one=int((hist >= 1.0).sum()),
+        zero_amax=int((rep.amax == 0.0).sum()),
+        nonfinite_amax=int((~np.isfinite(rep.amax)).sum()),
+    )
 
 
 @dataclass
 class TensorResult:
-    trace: TensorTrace
-    replay: Replay
+    name: str
+    backward: bool
+    fp8_max: float
     summary: Summary
+    clips: Clips  # the first MAX_LISTED_CLIPS clipped micro-batches
+
+    @property
+    def pass_name(self) -> str:
+        return "bwd" if self.backward else "fwd"
 
 
 @dataclass
@@ -166,27 +193,148 @@ def run(
     sweep: bool = True,
     unfused: bool = False,
 ) -> Result:
-    """Replay every tensor of the trace through `setting`, and through the sweep grid."""
+    """Replay every tensor of the trace through `setting`, and through the sweep grid, in one
+    pass over the rows.  A streamed CSV that the fast reader cannot take, or whose steps go
+    back across blocks, is replayed again from memory (same results)."""
+    try:
+        return _run(trace, setting, fmt, fnuz, origin, sweep, unfused)
+    except OutOfOrder:
+        try:
+            trace = trace.materialize()
+        except Reread:
+            trace = trace.reread()
+    except Reread:
+        trace = trace.reread()
+    return _run(trace, setting, fmt, fnuz, origin, sweep, unfused)
+
+
+def _run(
+    trace: Trace,
+    setting: DelayedSetting,
+    fmt: str,
+    fnuz: bool,
+    origin: str,
+    sweep: bool,
+    unfused: bool,
+) -> Result:
+    # one replay per (margin, window): most_recent ignores the history, max over 1 is the
+    # same, and the recipe's own replay serves its cell of the sweep
+    index: dict[tuple[int, int], int] = {(setting.margin, setting.window): 0}
+    settings = [setting]
+    for s in SWEEP if sweep else ():
+        if (s.margin, s.window) not in index:
+            index[(s.margin, s.window)] = len(settings)
+            settings.append(s)
+    engine = Engine(settings, [], unfused=unfused, keep=0, max_clips=MAX_LISTED_CLIPS)
+    with _progress(trace) as update:
+        trace.progress = update
+        for t, st, a in trace.chunks():
+            fmax_of = [fp8_max(fmt, b, fnuz) for b in trace.backward]
+            engine.feed(t, st, a, fmax_of)
+        trace.progress = None
+    fmax_of = [fp8_max(fmt, b, fnuz) for b in trace.backward]
+    engine.feed(np.empty(0, np.int64), np.empty(0, np.int64), np.empty(0), fmax_of)
+    summaries = [_summaries(engine, k) for k in range(len(settings))]
+    fractions = _fractions(engine)
+    clips = _clips(engine)
     tensors = []
     overall = Summary()
-    for t in trace.tensors:
-        rep = replay(t.amax, setting, fp8_max(fmt, t.backward, fnuz), unfused=unfused)
-        summary = summarize(rep)
+    for i, name in enumerate(trace.names):
+        summary = summaries[0][i]
+        summary.fractions = fractions[i]
         overall.add(summary)
-        tensors.append(TensorResult(t, rep, summary))
+        tensors.append(
+            TensorResult(name, trace.backward[i], float(engine.fmax[i]), summary, clips[i])
+        )
+    overall.fractions = overall.fractions if overall.fractions is not None else np.empty(0)
     rows = []
     if sweep:
-        cache: dict[tuple[int, int], Summary] = {}
-        for s in SWEEP:
-            key = (s.margin, s.window)  # most_recent ignores the history; max over 1 is the same
-            if key not in cache:
-                total = Summary()
-                for t in trace.tensors:
-                    rep = replay(t.amax, s, fp8_max(fmt, t.backward, fnuz), unfused=unfused)
-                    total.add(summarize(rep))
-                cache[key] = total
-            rows.append(SweepRow(s, cache[key]))
+        totals: dict[tuple[int, int], Summary] = {}
+        for key, k in index.items():
+            total = Summary()
+            for part in summaries[k]:
+                total.add(part)
+            total.fractions = None  # the sweep shows no median
+            totals[key] = total
+        rows = [SweepRow(s, totals[(s.margin, s.window)]) for s in SWEEP]
     return Result(trace, setting, fmt, fnuz, origin, tensors, overall, rows, unfused)
+
+
+def _summaries(engine: Engine, k: int) -> list[Summary]:
+    acc = engine.acc[k]
+    out = []
+    for i in range(engine.n):
+        clipped = int(acc.clipped[i])
+        out.append(
+            Summary(
+                updates=int(engine.updates[i]),
+                clipped=clipped,
+                worst=float(acc.worst[i]) if clipped else None,
+                margin_sum=float(acc.margin_sum[i]),
+                history_sum=float(acc.history_sum[i]),
+                lost_count=int(acc.lost_count[i]),
+                history_max=float(acc.history_max[i]),
+                history_over_one=int(acc.history_over_one[i]),
+                zero_amax=int(engine.zero_amax[i]),
+                nonfinite_amax=int(engine.nonfinite_amax[i]),
+            )
+        )
+    return out
+
+
+def _fractions(engine: Engine) -> list[F64]:
+    """Per tensor, the clipped fractions of the recipe's replay."""
+    if engine.fractions:
+        t = np.concatenate([p[0] for p in engine.fractions])
+        f = np.concatenate([p[1] for p in engine.fractions])
+    else:
+        t, f = np.empty(0, np.int64), np.empty(0)
+    order = np.argsort(t, kind="stable")
+    t, f = t[order], f[order]
+    bounds = np.searchsorted(t, np.arange(engine.n + 1))
+    return [f[bounds[i] : bounds[i + 1]] for i in range(engine.n)]
+
+
+def _clips(engine: Engine) -> list[Clips]:
+    """Per tensor, its first clipped micro-batches in update order."""
+    parts = engine.clip_parts
+    e64, ef = np.empty(0, np.int64), np.empty(0)
+    cat = (
+        Clips(*(np.concatenate([getattr(p, f) for p in parts]) for f in vars(parts[0])))
+        if parts
+        else Clips(e64, e64, ef, ef, ef)
+    )
+    order = np.argsort(cat.tensor, kind="stable")
+    cat = Clips(*(getattr(cat, f)[order] for f in vars(cat)))
+    bounds = np.searchsorted(cat.tensor, np.arange(engine.n + 1))
+    return [
+        Clips(*(getattr(cat, f)[bounds[i] : bounds[i + 1]] for f in vars(cat)))
+        for i in range(engine.n)
+    ]
+
+
+class _progress:
+    """A byte-counting progress bar for a large streamed trace, on a terminal only."""
+
+    def __init__(self, trace: Trace) -> None:
+        self.bar: Any = None
+        self.done = 0
+        if trace.streamed and trace.size >= PROGRESS_BYTES:
+            from fp8lint.engine.workers import Progress
+
+            self.bar = Progress(trace.size, "simulating", unit="B")
+
+    def __enter__(self) -> Callable[[int], None]:
+        return self.update
+
+    def update(self, position: int) -> None:
+        if self.bar is not None and position > self.done:
+            self.bar.update(position - self.done)
+            self.done = position
+
+    def __exit__(self, *exc: object) -> None:
+        if self.bar is not None:
+            self.bar.close()
 
 
 # --------------------------------------------------------------------------- text
@@ -207,12 +355,12 @@ def _num(value: float) -> str:
 def render_text(result: Result) -> str:
     trace, s = result.trace, result.setting
     out = [
-        f"Trace: {trace.source} ({_plural(len(trace.tensors), 'tensor')}, "
+        f"Trace: {trace.source} ({_plural(len(trace.names), 'tensor')}, "
         f"{_plural(trace.updates, 'update')})",
         f"Recipe: {s.label()}, format {result.fmt}{' (fnuz)' if result.fnuz else ''}"
         + (f" ({result.origin})" if result.origin else ""),
     ]
-    out += [f"Note: {n}" for n in trace.notes]
+    out += [f"Note: {n}" for n in trace.all_notes()]
     out.append("")
     rows: list[tuple[str, ...]] = [
         (
@@ -229,7 +377,7 @@ def render_text(result: Result) -> str:
         )
     ]
     for tr in result.tensors:
-        rows.append(_row(tr.trace.name, tr.trace.pass_name, _num(tr.replay.fp8_max), tr.summary))
+        rows.append(_row(tr.name, tr.pass_name, _num(tr.fp8_max), tr.summary))
     if len(result.tensors) > 1:
         rows.append(_row("all tensors", "", "", result.overall))
     out += _table(rows, right=(2, 3, 4, 5, 6, 7, 8, 9))
@@ -245,15 +393,15 @@ def render_text(result: Result) -> str:
     if clipped:
         out += ["", "First clipped micro-batches (step: amax / largest amax that fits, lost):"]
         for tr in clipped:
-            rep = tr.replay
-            idx = rep.clipped
+            c = tr.clips
             shown = ", ".join(
-                f"{tr.trace.steps[k]}: {rep.amax[k] * rep.scale[k] / rep.fp8_max:.3f}x"
-                f" ({_pct(rep.clipped_fraction[k])})"
-                for k in idx[:5]
+                f"{int(c.step[k])}: {float(c.amax[k] * c.scale[k]) / tr.fp8_max:.3f}x"
+                f" ({_pct(float(c.fraction[k]))})"
+                for k in range(min(5, c.step.size))
             )
-            more = f", ... ({len(idx) - 5} more)" if len(idx) > 5 else ""
-            out.append(f"  {tr.trace.name}: {shown}{more}")
+            n = tr.summary.clipped
+            more = f", ... ({n - 5} more)" if n > 5 else ""
+            out.append(f"  {tr.name}: {shown}{more}")
     if result.sweep:
         out += ["", "Sweep: micro-batches clipped / mean binades lost at the bottom"]
         grid: list[tuple[str, ...]] = [("margin", "algo", *(f"L={h}" for h in HISTORIES))]
@@ -325,7 +473,8 @@ def render_json(result: Result) -> dict[str, Any]:
     best = result.recommended
     return {
         "trace": result.trace.source,
-        "notes": result.trace.notes,
+        "notes": result.trace.all_notes(),
+        "skipped_rows": result.trace.skipped,
         "recipe": {
             "margin": s.margin,
             "amax_history_len": s.history,
@@ -343,23 +492,23 @@ def render_json(result: Result) -> dict[str, Any]:
 
 
 def _tensor_json(tr: TensorResult) -> dict[str, Any]:
-    rep = tr.replay
-    clips = rep.clipped
+    c = tr.clips
     return {
-        "tensor": tr.trace.name,
-        "pass": tr.trace.pass_name,
-        "fp8_max": rep.fp8_max,
+        "tensor": tr.name,
+        "pass": tr.pass_name,
+        "fp8_max": tr.fp8_max,
         **tr.summary.as_dict(),
         "clipped_steps": [
-            {
-                "step": tr.trace.steps[k],
-                "amax": rep.amax[k],
-                "limit": rep.fp8_max / rep.scale[k],
-                "clipped_fraction": _r(rep.clipped_fraction[k]),
-            }
-            for k in clips[:MAX_LISTED_CLIPS]
+            {"step": step, "amax": amax, "limit": tr.fp8_max / scale, "clipped_fraction": _r(f)}
+            for step, amax, scale, f in zip(
+                c.step.tolist()[:MAX_LISTED_CLIPS],
+                c.amax.tolist(),
+                c.scale.tolist(),
+                c.fraction.tolist(),
+                strict=False,
+            )
         ],
-        "clipped_steps_truncated": len(clips) > MAX_LISTED_CLIPS,
+        "clipped_steps_truncated": tr.summary.clipped > MAX_LISTED_CLIPS,
     }
 
 
@@ -387,11 +536,13 @@ def plot(result: Result, path: str) -> list[str]:
     under the recipe and under the recommended setting, and the clipped micro-batches."""
     plt = pyplot()
     shown = result.tensors[:MAX_PLOTTED]
+    traces = result.trace.tensors[:MAX_PLOTTED]
     best = result.recommended
     fig, axes = plt.subplots(len(shown), 1, figsize=(8, 2.4 * len(shown) + 0.6), squeeze=False)
-    for ax, tr in zip(axes[:, 0], shown, strict=True):
-        steps, rep = tr.trace.steps, tr.replay
-        ax.semilogy(steps, rep.amax, color="0.35", lw=0.8, label="amax")
+    for ax, tr, tt in zip(axes[:, 0], shown, traces, strict=True):
+        steps = tt.steps
+        rep = replay(tt.amax, result.setting, tr.fp8_max, unfused=result.unfused)
+        ax.semilogy(steps, tt.amax, color="0.35", lw=0.8, label="amax")
         ax.step(
             steps,
             _calibrated_limit(rep),
@@ -401,7 +552,7 @@ def plot(result: Result, path: str) -> list[str]:
             label=f"2^margin x reference amax ({_short(result.setting)})",
         )
         if best is not None and best.setting != result.setting:
-            other = replay(tr.trace.amax, best.setting, rep.fp8_max, unfused=result.unfused)
+            other = replay(tt.amax, best.setting, rep.fp8_max, unfused=result.unfused)
             ax.step(
                 steps,
                 _calibrated_limit(other),
@@ -411,20 +562,18 @@ def plot(result: Result, path: str) -> list[str]:
                 ls="--",
                 label=f"cheapest clean ({_short(best.setting)})",
             )
-        clips = rep.clipped
+        clips = rep.clipped.tolist()
         if clips:
             ax.scatter(
                 [steps[k] for k in clips],
-                [rep.amax[k] for k in clips],
+                [tt.amax[k] for k in clips],
                 s=14,
                 color="tab:red",
                 marker="x",
                 zorder=3,
                 label=f"clipped ({len(clips)})",
             )
-        ax.set_title(
-            f"{tr.trace.name} ({tr.trace.pass_name}, FP8_MAX {_num(rep.fp8_max)})", fontsize=9
-        )
+        ax.set_title(f"{tr.name} ({tr.pass_name}, FP8_MAX {_num(rep.fp8_max)})", fontsize=9)
         low, high = ax.get_ylim()
         ax.set_ylim(low, high * (high / low) ** 0.4)  # room for the legend above the data
         ax.set_ylabel("amax", fontsize=8)
@@ -435,13 +584,14 @@ def plot(result: Result, path: str) -> list[str]:
     fig.tight_layout()
     fig.savefig(path, dpi=100)
     plt.close(fig)
-    left = [tr.trace.name for tr in result.tensors[MAX_PLOTTED:]]
+    left = [tr.name for tr in result.tensors[MAX_PLOTTED:]]
     return left
 
 
 def _calibrated_limit(rep: Replay) -> list[float]:
     """The limit per micro-batch, NaN (not drawn) while TE's initial scale 1 is in use."""
-    return [x if cal else math.nan for x, cal in zip(rep.limit, rep.calibrated, strict=True)]
+    out: list[float] = np.where(rep.calibrated, rep.limit, math.nan).tolist()
+    return out
 
 
 def _short(s: DelayedSetting) -> str:

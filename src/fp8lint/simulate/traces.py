@@ -17,6 +17,14 @@ and whether it is a forward or a backward tensor (which sets FP8_MAX under HYBRI
   gradients) read as 0 and are reported; one line is one `debug_api.step()`, which holds the
   maximum over that step's micro-batches.
 
+A row whose amax is NaN or negative is not replayed: it is reported with its row (CSV line,
+JSON entry or log line) and counted, and the run goes on.
+
+CSV is read in columns with pyarrow, streamed in blocks, so a trace larger than memory replays
+in bounded memory when each tensor's rows come in step order (as a training run writes them);
+a CSV that the fast reader cannot take as it is (a quoted newline, a blank line, a value it
+does not parse) goes through the plain reader, which names the line of any error.
+
 Rows are ordered by `step` with a stable sort, so several rows with the same step are
 consecutive micro-batches of one optimizer step, in file order.
 
@@ -36,8 +44,11 @@ import math
 import os
 import random
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
+
+import numpy as np
+from numpy.typing import NDArray
 
 INPUT_FORMATS = ("auto", "csv", "json", "te-log")
 PASSES = ("auto", "fwd", "bwd")
@@ -46,10 +57,21 @@ _TE_LINE = re.compile(
     r"(?:^|\s-\s)(?P<name>\S+)\s+iteration=(?P<iteration>-?\d+)\s+value=(?P<value>\S+)\s*$"
 )
 _TE_AMAX = "_cur_amax"
+MAX_SKIPS_LISTED = 10  # skipped rows named one by one in the notes; the rest are counted
+BLOCK_BYTES = 1 << 22  # CSV bytes per streamed block (about 90,000 rows)
+
+F64 = NDArray[np.float64]
+I64 = NDArray[np.int64]
+Chunk = tuple[I64, I64, F64]  # tensor id, step, amax: rows in file order
 
 
 class TraceError(Exception):
     """A trace that cannot be read; the message names the file and, where known, the line."""
+
+
+class Reread(Exception):
+    """The streamed CSV needs the plain reader (it holds something the fast reader does not
+    take as it is); raised before or between chunks, the replay starts over."""
 
 
 @dataclass
@@ -64,15 +86,128 @@ class TensorTrace:
         return "bwd" if self.backward else "fwd"
 
 
-@dataclass
 class Trace:
-    source: str
-    tensors: list[TensorTrace]
-    notes: list[str] = field(default_factory=list)
+    """The tensors of a trace (names and passes, in order of first appearance) and its rows,
+    held as arrays or streamed in chunks; the rows skipped for a NaN or negative amax."""
+
+    def __init__(
+        self,
+        source: str,
+        tensors: list[TensorTrace] | None = None,
+        notes: list[str] | None = None,
+    ) -> None:
+        self.source = source
+        self.names: list[str] = []
+        self.backward: list[bool] = []
+        self._ids: dict[str, int] = {}
+        self.notes: list[str] = list(notes or [])
+        self.skipped = 0
+        self.skipped_listed: list[str] = []
+        self.rows = 0
+        self._chunks: list[Chunk] = []
+        self._stream: Callable[[Trace], Iterator[Chunk]] | None = None
+        self.size = 0  # bytes of a streamed file, for the progress bar
+        self.progress: Callable[[int], None] | None = None
+        self._fallback: Callable[[], Trace] | None = None
+        if tensors is not None:
+            self._set_tensors(tensors)
+
+    def tensor_id(self, name: str, backward: bool, where: str) -> int:
+        i = self._ids.get(name)
+        if i is None:
+            i = self._ids[name] = len(self.names)
+            self.names.append(name)
+            self.backward.append(backward)
+        elif self.backward[i] != backward:
+            raise TraceError(f"{where}: tensor {name!r} changes pass (fwd and bwd rows)")
+        return i
+
+    def skip(self, where: str, value: float) -> None:
+        """A row that is not replayed: reported with its row, counted."""
+        self.skipped += 1
+        if len(self.skipped_listed) < MAX_SKIPS_LISTED:
+            what = "NaN" if math.isnan(value) else f"negative ({value!r})"
+            self.skipped_listed.append(f"{where}: amax is {what}: row skipped")
+
+    def all_notes(self) -> list[str]:
+        out = list(self.notes)
+        if self.skipped:
+            out += self.skipped_listed
+            more = self.skipped - len(self.skipped_listed)
+            if more:
+                out.append(f"... and {more} more row(s) with a NaN or negative amax")
+            out.append(f"skipped {self.skipped} row(s) with a NaN or negative amax")
+        return out
+
+    def chunks(self) -> Iterator[Chunk]:
+        if self._stream is not None:
+            yield from self._stream(self)
+        else:
+            yield from self._chunks
+
+    def whole(self) -> Chunk:
+        """Every row at once (a streamed trace is read to the end)."""
+        parts = list(self.chunks())
+        if len(parts) == 1:
+            return parts[0]
+        if not parts:
+            e = np.empty(0, dtype=np.int64)
+            return e, e.copy(), np.empty(0, dtype=np.float64)
+        return (
+            np.concatenate([p[0] for p in parts]),
+            np.concatenate([p[1] for p in parts]),
+            np.concatenate([p[2] for p in parts]),
+        )
+
+    @property
+    def tensors(self) -> list[TensorTrace]:
+        """Per tensor, its steps and amaxes in update order (stable by step): for small
+        traces, tests and plots."""
+        t, st, a = self.whole()
+        order = np.lexsort((st, t))
+        t, st, a = t[order], st[order], a[order]
+        out = [TensorTrace(n, b) for n, b in zip(self.names, self.backward, strict=True)]
+        bounds = np.searchsorted(t, np.arange(len(out) + 1))
+        for i, tt in enumerate(out):
+            tt.steps = st[bounds[i] : bounds[i + 1]].tolist()
+            tt.amax = a[bounds[i] : bounds[i + 1]].tolist()
+        return out
 
     @property
     def updates(self) -> int:
-        return sum(len(t.amax) for t in self.tensors)
+        return self.rows
+
+    @property
+    def streamed(self) -> bool:
+        return self._stream is not None
+
+    def materialize(self) -> Trace:
+        """This trace with every row in memory (for a CSV whose steps go back across
+        blocks: the stable order by step needs all of a tensor's rows)."""
+        rows = self.whole()
+        self._chunks, self._stream = [rows], None
+        return self
+
+    def reread(self) -> Trace:
+        """The plain reader's trace of a streamed file (it names the line of any error)."""
+        if self._fallback is None:
+            raise TraceError(f"{self.source}: cannot be read again")
+        return self._fallback()
+
+    def _set_tensors(self, tensors: list[TensorTrace]) -> None:
+        """Rows from per-tensor lists (already in update order)."""
+        ids: list[int] = []
+        for tt in tensors:
+            i = self.tensor_id(tt.name, tt.backward, self.source)
+            ids += [i] * len(tt.amax)
+        self._chunks = [
+            (
+                np.asarray(ids, dtype=np.int64),
+                np.asarray([s for tt in tensors for s in tt.steps], dtype=np.int64),
+                np.asarray([a for tt in tensors for a in tt.amax], dtype=np.float64),
+            )
+        ]
+        self.rows = len(ids)
 
 
 def pass_from_name(name: str) -> bool:
@@ -96,12 +231,9 @@ def _amax(value: object, where: str) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float, str)):
         raise TraceError(f"{where}: amax must be a number, got {value!r}")
     try:
-        a = float(value)
+        return float(value)
     except ValueError:
         raise TraceError(f"{where}: amax must be a number, got {value!r}") from None
-    if a < 0.0:
-        raise TraceError(f"{where}: amax must not be negative, got {value!r}")
-    return a
 
 
 def _step(value: object, where: str) -> int:
@@ -120,14 +252,19 @@ def _step(value: object, where: str) -> int:
 
 
 class _Builder:
-    """Collects rows, then orders each tensor's updates by step (stable)."""
+    """Collects rows in file order (a NaN or negative amax is skipped and reported)."""
 
     def __init__(self, source: str, force: str) -> None:
         self.source = source
         self.force = force
-        self.rows: dict[str, list[tuple[int, int, float]]] = {}
-        self.passes: dict[str, bool] = {}
-        self.count = 0
+        self.trace = Trace(source)
+        self.ids: list[int] = []
+        self.steps: list[int] = []
+        self.amax: list[float] = []
+
+    @property
+    def count(self) -> int:
+        return len(self.ids) + self.trace.skipped
 
     def add(self, step: int, tensor: str, amax: float, backward: bool | None, where: str) -> None:
         if not tensor:
@@ -136,22 +273,29 @@ class _Builder:
             backward = self.force == "bwd"
         elif backward is None:
             backward = pass_from_name(tensor)
-        known = self.passes.setdefault(tensor, backward)
-        if known != backward:
-            raise TraceError(f"{where}: tensor {tensor!r} changes pass (fwd and bwd rows)")
-        self.rows.setdefault(tensor, []).append((step, self.count, amax))
-        self.count += 1
+        i = self.trace.tensor_id(tensor, backward, where)
+        if math.isnan(amax) or amax < 0.0:
+            self.trace.skip(where, amax)
+            return
+        self.ids.append(i)
+        self.steps.append(step)
+        self.amax.append(amax)
 
     def build(self, notes: list[str] | None = None) -> Trace:
-        if not self.rows:
-            raise TraceError(f"{self.source}: no amax rows")
-        tensors = []
-        for name, rows in self.rows.items():
-            rows.sort()
-            tensors.append(
-                TensorTrace(name, self.passes[name], [r[0] for r in rows], [r[2] for r in rows])
+        trace = self.trace
+        if not self.ids:
+            extra = f" ({trace.skipped} skipped: NaN or negative amax)" if trace.skipped else ""
+            raise TraceError(f"{self.source}: no amax rows{extra}")
+        trace.notes = list(notes or [])
+        trace._chunks = [
+            (
+                np.asarray(self.ids, dtype=np.int64),
+                np.asarray(self.steps, dtype=np.int64),
+                np.asarray(self.amax, dtype=np.float64),
             )
-        return Trace(self.source, tensors, notes or [])
+        ]
+        trace.rows = len(self.ids)
+        return trace
 
 
 def read_csv(text: str, source: str, force_pass: str = "auto") -> Trace:
@@ -236,7 +380,7 @@ def read_te_log(text: str, source: str, force_pass: str = "auto") -> Trace:
         amax = _amax(match["value"], where)
         zeros += amax == 0.0
         builder.add(int(match["iteration"]), name[: -len(_TE_AMAX)], amax, None, where)
-    if not builder.rows:
+    if not builder.count:
         raise TraceError(
             f"{source}: no `<layer>_<tensor>_cur_amax ... iteration=... value=...` lines "
             f"({skipped} other statistics lines): enable TE's LogTensorStats with "
@@ -279,10 +423,10 @@ def sniff(path: str, text: str) -> str:
 READERS = {"csv": read_csv, "json": read_json, "te-log": read_te_log}
 
 
-def load(path: str, input_format: str = "auto", force_pass: str = "auto") -> Trace:
+def _read_text(path: str) -> str:
     try:
         with open(path, encoding="utf-8-sig") as fh:
-            text = fh.read()
+            return fh.read()
     except FileNotFoundError:
         raise TraceError(f"{path}: no such file") from None
     except IsADirectoryError:
@@ -291,8 +435,145 @@ def load(path: str, input_format: str = "auto", force_pass: str = "auto") -> Tra
         raise TraceError(f"{path}: not UTF-8 text") from None
     except OSError as exc:
         raise TraceError(f"{path}: cannot read: {exc.strerror or exc}") from None
+
+
+def load(path: str, input_format: str = "auto", force_pass: str = "auto") -> Trace:
+    """The trace in `path`: a CSV streams in columns (see the module docstring), the other
+    formats are read whole."""
+    auto_csv = input_format == "auto" and os.path.splitext(path)[1].lower() == ".csv"
+    if input_format == "csv" or auto_csv:
+        fast = stream_csv(path, force_pass)
+        if fast is not None:
+            return fast
+    text = _read_text(path)
     kind = sniff(path, text) if input_format == "auto" else input_format
+    if kind == "csv" and not (input_format == "csv" or auto_csv):
+        fast = stream_csv(path, force_pass)
+        if fast is not None:
+            return fast
     return READERS[kind](text, path, force_pass)
+
+
+def stream_csv(path: str, force_pass: str = "auto") -> Trace | None:
+    """A trace that streams `path` in blocks with pyarrow, or None when the header is not
+    a plain first line (the plain reader then takes the file and explains any problem)."""
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(1 << 16)
+            size = os.fstat(fh.fileno()).st_size
+    except OSError:
+        return None  # the plain reader reports it
+    if head.startswith(b"\xef\xbb\xbf") or (b"\n" not in head and len(head) < size):
+        return None
+    try:
+        first = head.split(b"\n", 1)[0].decode("utf-8").rstrip("\r")
+        header = next(csv.reader([first]))
+    except (UnicodeDecodeError, csv.Error, StopIteration):
+        return None
+    names = [c.strip().lower() for c in header]
+    if any(c not in names for c in ("step", "tensor", "amax")):
+        return None
+    columns = {n: i for i, n in reversed(list(enumerate(names)))}
+    trace = Trace(path)
+    trace.size = size
+    trace._stream = lambda t: _csv_blocks(t, path, len(names), columns, force_pass)
+    trace._fallback = lambda: read_csv(_read_text(path), path, force_pass)
+    return trace
+
+
+def _csv_blocks(
+    trace: Trace, path: str, width: int, columns: dict[str, int], force_pass: str
+) -> Iterator[Chunk]:
+    import pyarrow as pa
+    import pyarrow.csv as pacsv
+
+    trace.rows, trace.skipped, trace.skipped_listed = 0, 0, []
+    col = [f"c{i}" for i in range(width)]
+    wanted = ["step", "tensor", "amax"] + (["pass"] if "pass" in columns else [])
+    text_type = pa.dictionary(pa.int32(), pa.string())
+    types = {"step": pa.int64(), "amax": pa.float64(), "tensor": text_type, "pass": text_type}
+    convert = pacsv.ConvertOptions(
+        include_columns=[col[columns[k]] for k in wanted],
+        column_types={col[columns[k]]: types[k] for k in wanted},
+        null_values=[""],
+        strings_can_be_null=False,
+        quoted_strings_can_be_null=False,
+    )
+    read = pacsv.ReadOptions(skip_rows=1, column_names=col, block_size=BLOCK_BYTES)
+    parse = pacsv.ParseOptions(ignore_empty_lines=False)
+    line = 2  # the first data row; a blank line or a quoted newline sends the file to reread
+    with pa.OSFile(path) as fh:
+        try:
+            reader = pacsv.open_csv(
+                fh, read_options=read, parse_options=parse, convert_options=convert
+            )
+        except (pa.ArrowInvalid, pa.ArrowNotImplementedError, StopIteration):
+            raise Reread from None
+        while True:
+            try:
+                batch = reader.read_next_batch()
+            except StopIteration:
+                break
+            except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+                raise Reread from None
+            n = batch.num_rows
+            got = {k: batch.column(col[columns[k]]) for k in wanted}
+            if any(c.null_count for c in got.values()):
+                raise Reread
+            step = np.asarray(got["step"].to_numpy(), dtype=np.int64)
+            amax = np.asarray(got["amax"].to_numpy(), dtype=np.float64)
+            tensor = _tensor_ids(trace, got["tensor"], got.get("pass"), force_pass)
+            bad = np.flatnonzero(np.isnan(amax) | (amax < 0.0))
+            if bad.size:
+                for k in bad[:MAX_SKIPS_LISTED].tolist():
+                    trace.skip(f"{path}:{line + k}", float(amax[k]))
+                trace.skipped += max(0, bad.size - MAX_SKIPS_LISTED)
+                keep = np.ones(n, dtype=np.bool_)
+                keep[bad] = False
+                step, amax, tensor = step[keep], amax[keep], tensor[keep]
+            line += n
+            trace.rows += int(step.size)
+            if trace.progress is not None:
+                trace.progress(fh.tell())
+            yield tensor, step, amax
+    if not trace.rows:
+        raise Reread  # the plain reader says why there is nothing to replay
+
+
+def _tensor_ids(trace: Trace, names: object, passes: object, force_pass: str) -> I64:
+    """Tensor ids of a block's rows, tensors registered in order of first appearance."""
+    name_idx = np.asarray(names.indices.to_numpy(), dtype=np.int64)  # type: ignore[attr-defined]
+    name_dict: list[str] = names.dictionary.to_pylist()  # type: ignore[attr-defined]
+    pass_dict: list[str] = []
+    key = name_idx
+    if passes is not None:
+        pass_dict = passes.dictionary.to_pylist()  # type: ignore[attr-defined]
+        pass_idx = np.asarray(passes.indices.to_numpy(), dtype=np.int64)  # type: ignore[attr-defined]
+        key = name_idx * len(pass_dict) + pass_idx
+    uniq, first = np.unique(key, return_index=True)
+    ids = np.empty(uniq.size, dtype=np.int64)
+    for j in np.argsort(first, kind="stable").tolist():
+        u = int(uniq[j])
+        name = name_dict[u // max(len(pass_dict), 1)].strip()
+        if not name:
+            raise Reread
+        backward: bool | None = None
+        if force_pass != "auto":
+            backward = force_pass == "bwd"
+        else:
+            if pass_dict:
+                try:
+                    backward = _pass_word(pass_dict[u % len(pass_dict)], "")
+                except TraceError:
+                    raise Reread from None
+            if backward is None:
+                backward = pass_from_name(name)
+        try:
+            ids[j] = trace.tensor_id(name, backward, "")
+        except TraceError:
+            raise Reread from None
+    out: I64 = ids[np.searchsorted(uniq, key)]
+    return out
 
 
 # --------------------------------------------------------------------------- synthetic

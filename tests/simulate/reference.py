@@ -1,0 +1,289 @@
+"""The plain implementation of `fp8lint simulate` before it was vectorized, kept as the
+oracle of the tests (`test_properties.py` compares the two on random traces): Transformer
+Engine's delayed-scaling recurrence as a loop with a monotonic deque, and the summaries and
+the sweep as `fp8lint.simulate.report` computed them, from per-micro-batch lists.
+
+For one quantized tensor (TE keeps one amax history and one scale per tensor slot: input,
+weight and output forward; grad-output and grad-input backward) each *update* (an autocast
+exit, usually one micro-batch) does:
+
+1. quantize the micro-batch with the current scale ``s_k``; values above ``FP8_MAX / s_k``
+   saturate at ``FP8_MAX`` (TE casts saturate silently);
+2. record its amax ``a_k`` and roll the history of length ``L``;
+3. take the reference amax: the newest entry (``most_recent``) or the largest of the last
+   ``L`` entries, the newest included (``max``);
+4. set ``s_{k+1} = FP8_MAX / reference / 2^margin`` when the reference is finite and > 0,
+   otherwise keep ``s_k``; an infinite scale becomes FLT_MAX.
+
+The history starts as zeros and the scale as 1.  FP8_MAX depends on the pass: 448 (E4M3) or
+57344 (E5M2), so under HYBRID 448 forward and 57344 backward; AMD's e4m3fnuz has 240.
+
+This follows TE's fused update (``common/recipe/delayed_scaling.cu``, the bulk kernel that
+``FP8GlobalStateManager.reduce_and_update_fp8_tensors`` calls) in two details that the Python
+reference (``pytorch/quantization.py``, used with ``NVTE_UNFUSED_FP8_UPDATE=1`` or callable
+recipe hooks) does differently; ``unfused=True`` selects the Python behaviour:
+
+* an amax of exactly 0 (a module that did not run, an expert without tokens) leaves the
+  history unrolled and the scale unchanged; the Python path rolls a 0 in;
+* a NaN amax is skipped by the window maximum (``fmaxf``); the Python path's ``torch.max``
+  returns NaN, so the scale is kept.
+
+A micro-batch clips when ``a_k * s_k > FP8_MAX``, i.e. when ``a_k > 2^margin * R_{k-1}`` for
+the reference ``R_{k-1}`` of the previous update.  Its largest element is pulled down to
+``FP8_MAX / s_k``, so the outlier loses ``1 - FP8_MAX / (a_k * s_k)`` of its magnitude.
+
+Current scaling (``Float8CurrentScaling``) computes the scale from the micro-batch's own amax,
+so it never clips and puts the amax exactly on FP8_MAX: it is the reference point for the
+binades that delayed scaling loses at the bottom of the range.
+"""
+
+from __future__ import annotations
+
+import math
+import statistics
+from collections import deque
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+FLT_MAX = 3.4028234663852886e38  # float32 max: TE's scale is a float32
+FP8_MAX: dict[str, float] = {"e4m3": 448.0, "e5m2": 57344.0, "e4m3fnuz": 240.0, "e5m2fnuz": 57344.0}
+FORMATS = ("hybrid", "e4m3", "e5m2")
+ALGOS = ("most_recent", "max")
+# A product within this relative distance of FP8_MAX fits: float rounding, not clipping.
+RTOL = 1e-6
+
+
+def fp8_max(fmt: str, backward: bool, fnuz: bool = False) -> float:
+    """The largest finite value of the FP8 type that a pass uses under a recipe format."""
+    if fmt == "hybrid":
+        dtype = "e5m2" if backward else "e4m3"
+    elif fmt in ("e4m3", "e5m2"):
+        dtype = fmt
+    else:
+        raise ValueError(f"unknown FP8 format {fmt!r} (expected one of {', '.join(FORMATS)})")
+    return FP8_MAX[dtype + ("fnuz" if fnuz else "")]
+
+
+@dataclass(frozen=True, order=True)
+class DelayedSetting:
+    """The three knobs of delayed scaling that the recurrence depends on."""
+
+    margin: int = 0
+    history: int = 1024
+    algo: str = "max"
+
+    def __post_init__(self) -> None:
+        if self.history < 1:
+            raise ValueError(f"amax_history_len must be at least 1, got {self.history}")
+        if self.algo not in ALGOS:
+            raise ValueError(f"amax_compute_algo must be most_recent or max, got {self.algo!r}")
+
+    @property
+    def window(self) -> int:
+        """How many amaxes the reference looks at: 1 for `most_recent`, else the history."""
+        return 1 if self.algo == "most_recent" else self.history
+
+    def label(self) -> str:
+        return (
+            f"margin {self.margin}, amax_history_len {self.history}, amax_compute_algo {self.algo}"
+        )
+
+
+@dataclass
+class Replay:
+    """One tensor's replay: per micro-batch, the scale it was quantized with and the result."""
+
+    setting: DelayedSetting
+    fp8_max: float
+    amax: list[float] = field(default_factory=list)
+    scale: list[float] = field(default_factory=list)
+    # whether `scale` came from an amax (False while TE's initial scale 1 is still in use)
+    calibrated: list[bool] = field(default_factory=list)
+    # fraction of the outlier lost to saturation, 0.0 when the micro-batch fits
+    clipped_fraction: list[float] = field(default_factory=list)
+
+    @property
+    def limit(self) -> list[float]:
+        """The largest amax each micro-batch could have had without clipping:
+        FP8_MAX / scale, i.e. 2^margin × the reference amax of the previous update."""
+        return [self.fp8_max / s for s in self.scale]
+
+    @property
+    def clipped(self) -> list[int]:
+        """Indices of the micro-batches that clipped."""
+        return [k for k, f in enumerate(self.clipped_fraction) if f > 0.0]
+
+    def binades_lost(self) -> list[tuple[float, float] | None]:
+        """Per micro-batch, (binades lost to the margin, binades lost to the reference being
+        above this amax) compared with current scaling, which puts each amax on FP8_MAX.
+
+        None for micro-batches that say nothing about precision: a zero or non-finite amax,
+        or a scale that is still TE's initial 1.  A clipped micro-batch loses nothing at the
+        bottom (it is scaled too high, not too low)."""
+        m = max(self.setting.margin, 0)
+        out: list[tuple[float, float] | None] = []
+        for a, s, cal in zip(self.amax, self.scale, self.calibrated, strict=True):
+            if not cal or not (a > 0.0 and math.isfinite(a)):
+                out.append(None)
+                continue
+            total = max(0.0, math.log2(self.fp8_max / (a * s)))
+            margin_part = min(float(m), total)
+            out.append((margin_part, total - margin_part))
+        return out
+
+
+def replay(
+    amaxes: Sequence[float],
+    setting: DelayedSetting,
+    fp8_max_value: float,
+    *,
+    unfused: bool = False,
+) -> Replay:
+    """Run the delayed-scaling recurrence over one tensor's amax sequence (one per update)."""
+    out = Replay(setting, fp8_max_value)
+    scaled_max = fp8_max_value * 2.0 ** (-setting.margin)
+    use_max = setting.algo == "max"
+    length = setting.history
+    scale = 1.0
+    calibrated = False
+    # (position, value): a decreasing deque whose head is the window maximum
+    window: deque[tuple[int, float]] = deque()
+    rolled = 0
+    last_nan = -1 - length  # position of the newest NaN rolled in (unfused path only)
+    limit_ok = fp8_max_value * (1.0 + RTOL)
+    for a in amaxes:
+        out.amax.append(a)
+        out.scale.append(scale)
+        out.calibrated.append(calibrated)
+        x = a * scale
+        out.clipped_fraction.append(
+            1.0 - fp8_max_value / x if math.isfinite(a) and x > limit_ok else 0.0
+        )
+        if a == 0.0 and not unfused:
+            continue  # fused kernel: no roll, scale kept
+        if use_max:
+            value = a
+            if math.isnan(a):
+                # fmaxf skips NaN, and the running maximum starts at 0; torch.max keeps NaN
+                value = 0.0
+                if unfused:
+                    last_nan = rolled
+            while window and window[-1][1] <= value:
+                window.pop()
+            window.append((rolled, value))
+            while window[0][0] <= rolled - length:
+                window.popleft()
+            reference = math.nan if last_nan > rolled - length else window[0][1]
+        else:
+            reference = a
+        rolled += 1
+        if math.isfinite(reference) and reference > 0.0:
+            scale = min(scaled_max / reference, FLT_MAX)
+            calibrated = True
+    return out
+
+
+def current_scaling(amaxes: Sequence[float], fp8_max_value: float) -> list[float]:
+    """Per-tensor current scaling: each micro-batch's scale from its own amax (scale 1 when
+    the amax is 0 or not finite), so nothing ever clips."""
+    return [
+        min(fp8_max_value / a, FLT_MAX) if a > 0.0 and math.isfinite(a) else 1.0 for a in amaxes
+    ]
+
+
+# --------------------------------------------------------------------------- the report
+
+
+MARGINS = (0, 1, 2, 3, 4)
+HISTORIES = (1, 16, 128, 1024)
+SWEEP = tuple(DelayedSetting(m, h, a) for m in MARGINS for a in ALGOS for h in HISTORIES)
+
+
+@dataclass
+class Summary:
+    updates: int = 0
+    fractions: list[float] = field(default_factory=list)
+    margin_lost: list[float] = field(default_factory=list)
+    history_lost: list[float] = field(default_factory=list)
+    zero_amax: int = 0
+    nonfinite_amax: int = 0
+
+    def add(self, other: Summary) -> None:
+        self.updates += other.updates
+        self.fractions += other.fractions
+        self.margin_lost += other.margin_lost
+        self.history_lost += other.history_lost
+        self.zero_amax += other.zero_amax
+        self.nonfinite_amax += other.nonfinite_amax
+
+    @property
+    def lost_mean(self) -> float:
+        return _mean(self.margin_lost) + _mean(self.history_lost)
+
+    def as_dict(self) -> dict[str, Any]:
+        f = self.fractions
+        return {
+            "updates": self.updates,
+            "clipped": len(f),
+            "clipped_fraction_worst": _r(max(f)) if f else None,
+            "clipped_fraction_median": _r(statistics.median(f)) if f else None,
+            "binades_lost": {
+                "margin_mean": _r(_mean(self.margin_lost)),
+                "history_mean": _r(_mean(self.history_lost)),
+                "history_max": _r(max(self.history_lost, default=0.0)),
+                "total_mean": _r(self.lost_mean),
+                "updates_with_history_loss_over_1": sum(h >= 1.0 for h in self.history_lost),
+            },
+            "zero_amax": self.zero_amax,
+            "nonfinite_amax": self.nonfinite_amax,
+        }
+
+
+def _mean(values: list[float]) -> float:
+    return math.fsum(values) / len(values) if values else 0.0
+
+
+def _r(value: float) -> float:
+    return round(value, 6)
+
+
+def summarize(rep: Replay) -> Summary:
+    s = Summary(updates=len(rep.amax))
+    s.fractions = [f for f in rep.clipped_fraction if f > 0.0]
+    for lost in rep.binades_lost():
+        if lost is not None:
+            s.margin_lost.append(lost[0])
+            s.history_lost.append(lost[1])
+    s.zero_amax = sum(a == 0.0 for a in rep.amax)
+    s.nonfinite_amax = sum(not math.isfinite(a) for a in rep.amax)
+    return s
+
+
+def run(
+    tensors: list[tuple[list[float], float]], setting: DelayedSetting, unfused: bool = False
+) -> dict[str, Any]:
+    """Per tensor (amaxes in update order, FP8_MAX): the summaries, the overall one and the
+    sweep, as the JSON output showed them."""
+    per_tensor = []
+    overall = Summary()
+    for amax, fmax in tensors:
+        summary = summarize(replay(amax, setting, fmax, unfused=unfused))
+        overall.add(summary)
+        per_tensor.append(summary.as_dict())
+    sweep = []
+    for s in SWEEP:
+        total = Summary()
+        for amax, fmax in tensors:
+            total.add(summarize(replay(amax, s, fmax, unfused=unfused)))
+        sweep.append(
+            {
+                "margin": s.margin,
+                "amax_history_len": s.history,
+                "amax_compute_algo": s.algo,
+                "clipped": len(total.fractions),
+                "clipped_fraction_worst": _r(max(total.fractions)) if total.fractions else None,
+                "binades_lost_mean": _r(total.lost_mean),
+            }
+        )
+    return {"tensors": per_tensor, "overall": overall.as_dict(), "sweep": sweep}
