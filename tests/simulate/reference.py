@@ -46,48 +46,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-FLT_MAX = 3.4028234663852886e38  # float32 max: TE's scale is a float32
-FP8_MAX: dict[str, float] = {"e4m3": 448.0, "e5m2": 57344.0, "e4m3fnuz": 240.0, "e5m2fnuz": 57344.0}
-FORMATS = ("hybrid", "e4m3", "e5m2")
-ALGOS = ("most_recent", "max")
-# A product within this relative distance of FP8_MAX fits: float rounding, not clipping.
-RTOL = 1e-6
-
-
-def fp8_max(fmt: str, backward: bool, fnuz: bool = False) -> float:
-    """The largest finite value of the FP8 type that a pass uses under a recipe format."""
-    if fmt == "hybrid":
-        dtype = "e5m2" if backward else "e4m3"
-    elif fmt in ("e4m3", "e5m2"):
-        dtype = fmt
-    else:
-        raise ValueError(f"unknown FP8 format {fmt!r} (expected one of {', '.join(FORMATS)})")
-    return FP8_MAX[dtype + ("fnuz" if fnuz else "")]
-
-
-@dataclass(frozen=True, order=True)
-class DelayedSetting:
-    """The three knobs of delayed scaling that the recurrence depends on."""
-
-    margin: int = 0
-    history: int = 1024
-    algo: str = "max"
-
-    def __post_init__(self) -> None:
-        if self.history < 1:
-            raise ValueError(f"amax_history_len must be at least 1, got {self.history}")
-        if self.algo not in ALGOS:
-            raise ValueError(f"amax_compute_algo must be most_recent or max, got {self.algo!r}")
-
-    @property
-    def window(self) -> int:
-        """How many amaxes the reference looks at: 1 for `most_recent`, else the history."""
-        return 1 if self.algo == "most_recent" else self.history
-
-    def label(self) -> str:
-        return (
-            f"margin {self.margin}, amax_history_len {self.history}, amax_compute_algo {self.algo}"
-        )
+# the format table and the recipe's knobs are data, not the algorithm under test: shared
+from fp8lint.simulate.recurrence import (
+    ALGOS,
+    FLT_MAX,
+    RTOL,
+    DelayedSetting,
+)
 
 
 @dataclass
