@@ -1,4 +1,5 @@
-"""FP8407: a Hydra `defaults:` parent that fp8lint cannot find next to the config."""
+"""FP8407: a Hydra `defaults:` parent that fp8lint cannot find next to the config, or does not
+read because it lies outside the repository root."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ class MissingDefaultsParent(Rule):
     code = "FP8407"
     name = "missing-defaults-parent"
     severity = Severity.INFO
-    summary = "A `defaults:` parent is not found, so its settings are not checked"
+    summary = "A `defaults:` parent is not found or not read, so its settings are not checked"
     valid = (
         Example(
             "self_only.yaml",
@@ -41,4 +42,11 @@ class MissingDefaultsParent(Rule):
                     message=f"`defaults:` parent `{note.key}` is not found next to this file",
                     note="its settings are left out of the effective config: a typo, or a "
                     "config on a search path fp8lint does not read",
+                )
+            elif note.kind == "parent-outside-repository":
+                yield Finding(
+                    span=note.span,
+                    message=f"`defaults:` parent `{note.key}` is outside the repository, not read",
+                    note="fp8lint reads parents only inside the repository root (the nearest "
+                    "folder holding `.git`); its settings are left out of the effective config",
                 )

@@ -43,6 +43,8 @@ def test_fp8_is_flax_delayed_scaling_with_tp() -> None:
     ("value", "recipe", "fmt"),
     [
         ("nanoo_fp8", Recipe.DELAYED, Fp8Format.HYBRID),
+        ("fp8_nanoo", Recipe.DELAYED, Fp8Format.HYBRID),
+        ("fp8_gpu", Recipe.DELAYED, Fp8Format.HYBRID),
         ("te_fp8_delayedscaling", Recipe.DELAYED, Fp8Format.HYBRID),
         ("te_fp8_currentscaling", Recipe.TENSORWISE, Fp8Format.HYBRID),
         ("te_mxfp8", Recipe.MXFP8, Fp8Format.E4M3),
@@ -78,3 +80,10 @@ def test_site_from_args_for_other_syntaxes() -> None:
     assert site is not None and site.is_on and site.is_delayed
     assert site.tensor_parallel.value == 16
     assert site_from_args("run.sh", {}, span, "MaxText command line") is None
+
+
+def test_fp8_under_qwix_is_on_with_recipe_unknown() -> None:
+    text = CONFIG + "use_qwix_quantization: true\n"
+    (site,) = sites(text)
+    assert site.is_on and site.recipe.known is False and site.amax_history_len.value is None
+    assert lint("x.yml", text) == []

@@ -8,7 +8,7 @@ import pytest
 
 from fp8lint.documents.text import SourceFile
 from fp8lint.engine import parse_file
-from fp8lint.model import AmaxAlgo, Recipe
+from fp8lint.model import AmaxAlgo, Framework, Recipe
 
 from ..conftest import run_cli
 
@@ -36,7 +36,13 @@ def test_corpus_maxtext_script_is_a_quiet_site() -> None:
     assert site.enabled.span is not None
     assert (site.enabled.span.line, site.enabled.span.column) == (44, 18)
     assert text.splitlines()[43][17:20] == "fp8"
-    assert site.recipe.value is Recipe.TENSORWISE  # Flax's direct (current) scaling
+    # `fp8` is Flax's Fp8DirectDotGeneralOp: delayed scaling over a 1024-step amax history
+    # ("direct" = real FP8 operands, not current scaling), labelled MaxText like the YAML form
+    assert site.framework is Framework.MAXTEXT
+    assert site.recipe.value is Recipe.DELAYED
+    assert site.recipe.note is not None and "Fp8DirectDotGeneralOp" in site.recipe.note
+    assert site.amax_history_len.value == 1024 and site.amax_history_len.provenance == "default"
+    assert site.amax_compute_algo.value is AmaxAlgo.MAX and site.margin.value == 0
     assert site.fmt.value is not None and site.fmt.value.value == "hybrid"
     assert site.tensor_parallel.value == 8
     assert site.tensor_parallel.span is not None and site.tensor_parallel.span.line == 57
@@ -80,8 +86,14 @@ def test_no_fp8_and_unknown_modes() -> None:
         == []
     )
     assert parse_file(SourceFile("t.sh", "python3 -m MaxText.train b.yml steps=5\n"), "shell") == []
+    # a value that does not name FP8 is not an FP8 config (as in the YAML form); an
+    # FP8-looking value MaxText does not know is FP8401's
+    assert (
+        parse_file(SourceFile("t.sh", "python3 -m MaxText.train b.yml quantization=fp9\n"), "shell")
+        == []
+    )
     (site,) = parse_file(
-        SourceFile("t.sh", "python3 -m MaxText.train b.yml quantization=fp9\n"), "shell"
+        SourceFile("t.sh", "python3 -m MaxText.train b.yml quantization=fp8_delayed\n"), "shell"
     )
     assert [n.kind for n in site.invalid] == ["invalid-value"]
     (site,) = parse_file(
@@ -95,3 +107,29 @@ def test_legacy_script_findings(tmp_path: Path) -> None:
     r = run_cli("check", "--no-cache", "--output-format", "concise", ".", cwd=tmp_path)
     assert "Traceback" not in r.stderr
     assert "warning" not in r.stdout and "error" not in r.stdout, r.stdout
+
+
+@pytest.mark.parametrize(
+    ("words", "recipe", "history"),
+    [
+        ("quantization=fp8_gpu use_qwix_quantization=true", Recipe.DELAYED, 1024),
+        ("quantization=fp8_nanoo use_qwix_quantization=true", Recipe.DELAYED, 1024),
+        ("quantization=fp8 use_qwix_quantization=true", None, None),
+        ("quantization=fp8 use_qwix_quantization=false", Recipe.DELAYED, 1024),
+    ],
+)
+def test_qwix_modes(words: str, recipe: Recipe | None, history: int | None) -> None:
+    """Qwix's `fp8_gpu`/`fp8_nanoo` run the Flax delayed-scaling ops; `fp8` under Qwix is Qwix's
+    own rule (recipe not modelled).  The old command-line table called `fp8_gpu` unknown and
+    `fp8` current scaling."""
+    text = f"python3 -m MaxText.train b.yml {words}\n"
+    (site,) = parse_file(SourceFile("t.sh", text), "shell")
+    assert site.framework is Framework.MAXTEXT and site.is_on and site.invalid == []
+    assert site.recipe.value is recipe
+    assert site.amax_history_len.value == history
+
+
+def test_single_dtype_qwix_rules_are_no_site_not_fp8401() -> None:
+    for mode in ("fp8_e4m3", "fp8_e5m2"):
+        text = f"python3 -m MaxText.train b.yml quantization={mode}\n"
+        assert parse_file(SourceFile("t.sh", text), "shell") == []

@@ -23,6 +23,7 @@ from typing import Any
 from fp8lint.documents.omega import Edit, Unknown
 from fp8lint.documents.text import ParseError, Reader, SourceFile
 from fp8lint.documents.tree import Document, Node, Pos, TreeError, load_yaml
+from fp8lint.frameworks.paths import inside_real, repository_root
 
 MAX_CHAIN = 8
 MAX_LAYERS = 64  # files one merged config may come from (a `defaults:` tree fans out)
@@ -223,12 +224,17 @@ def _defaults(
     folder: str,
     missing: list[tuple[str, Node]] | None = None,
     reader: Reader | None = None,
+    repo: str | None = None,
+    outside: list[tuple[str, Node]] | None = None,
 ) -> tuple[list[tuple[str, Node]], list[tuple[str, Node]]]:
     """The parent files named by `defaults:`, split at `_self_`: (merged before the file's own
     keys, merged after them).  Without `_self_` the file's own keys come last (Hydra >= 1.1).
     Parents that are not found next to the file are added to `missing` (name, entry), except
     Hydra's own groups (`hydra/...`), which come with Hydra.  A parent that is not there is
-    asked of `reader` too, so the cache notes its absence and a later one is seen."""
+    asked of `reader` too, so the cache notes its absence and a later one is seen.  A parent
+    that resolves outside the repository root `repo` (through `../..` or a link) is neither
+    read nor looked for; it goes to `outside`.  A leading `/` (Hydra: from the config
+    root) is taken from the file's folder, never from the file system's root."""
     pair = root.get("defaults")
     if pair is None:
         return [], []
@@ -258,9 +264,14 @@ def _defaults(
         if name in seen:
             continue  # listing a parent twice merges it once
         seen.add(name)
+        relative = name.lstrip("/")
         candidate = os.path.join(
-            folder, name if name.endswith((".yaml", ".yml")) else name + ".yaml"
+            folder, relative if relative.endswith((".yaml", ".yml")) else relative + ".yaml"
         )
+        if repo is not None and not inside_real(os.path.abspath(candidate), repo):
+            if outside is not None:
+                outside.append((name, node))
+            continue
         if os.path.isfile(candidate):
             kept.append((i, os.path.normpath(candidate), node))
         elif missing is not None and not name.lstrip("/").startswith("hydra/"):
@@ -280,17 +291,23 @@ def effective_layers(
     reader: Reader,
     chain: tuple[str, ...] = (),
     missing: list[tuple[str, Node]] | None = None,
+    outside: list[tuple[str, Node]] | None = None,
+    repo: str | None = None,
 ) -> tuple[list[Node], list[str]]:
     """The mappings to merge for this document, base first (its `defaults:` parents, each
     with its own parents, and the document itself), and the files they come from.  The
-    parents this document names that are not found go to `missing` (a parent's own missing
-    parents are reported when that parent is linted)."""
+    parents this document names that are not found go to `missing`, those outside the
+    repository root (`paths.repository_root` of the first file, kept for the whole chain)
+    to `outside`; a parent's own missing or outside parents are reported when that parent is
+    linted."""
     root = doc.root
     if root is None or not root.is_map:
         return ([root] if root is not None else []), [file.path]
     here = os.path.normpath(os.path.abspath(file.path))
     chain = (*chain, here)
-    before, after = _defaults(root, os.path.dirname(file.path) or ".", missing, reader)
+    repo = repo if repo is not None else repository_root(file.path)
+    folder = os.path.dirname(file.path) or "."
+    before, after = _defaults(root, folder, missing, reader, repo, outside)
     layers: list[Node] = []
     names: list[str] = []
     for group in (before, None, after):
@@ -319,7 +336,7 @@ def effective_layers(
             pdocs = _docs(parent_file)
             if not pdocs or pdocs[0].root is None or not pdocs[0].root.is_map:
                 continue
-            players, pnames = effective_layers(parent_file, pdocs[0], reader, chain)
+            players, pnames = effective_layers(parent_file, pdocs[0], reader, chain, repo=repo)
             layers.extend(players)
             names.extend(p for p in pnames if p not in names)
             if len(layers) > MAX_LAYERS:
@@ -332,10 +349,14 @@ def effective_layers(
 
 
 def effective_root(
-    file: SourceFile, doc: Document, reader: Reader, missing: list[tuple[str, Node]] | None = None
+    file: SourceFile,
+    doc: Document,
+    reader: Reader,
+    missing: list[tuple[str, Node]] | None = None,
+    outside: list[tuple[str, Node]] | None = None,
 ) -> tuple[Node | None, list[str]]:
     """The document merged over its `defaults:` parents, and the files it came from."""
-    layers, names = effective_layers(file, doc, reader, missing=missing)
+    layers, names = effective_layers(file, doc, reader, missing=missing, outside=outside)
     if len(layers) <= 1:
         return doc.root, names
     assert doc.root is not None

@@ -32,6 +32,7 @@ from fp8lint.documents.text import Reader, SourceFile
 from fp8lint.documents.tree import Document, Pos
 from fp8lint.frameworks import hydra, megatron
 from fp8lint.frameworks.base import Arg
+from fp8lint.frameworks.paths import inside, repository_root
 from fp8lint.model import EditInfo, Fp8Site, Span
 
 MEGATRON_SCRIPT = re.compile(r"(^|/)(pretrain_[\w]+\.py|train\.py)$")
@@ -254,7 +255,7 @@ def _hydra(file: SourceFile, command: list[Word], reader: Reader) -> list[Fp8Sit
     docs = hydra._docs(config)
     if not docs:
         return []
-    roots, layers = hydra.effective_layers(config, docs[0], reader)
+    roots, layers = hydra.effective_layers(config, docs[0], reader, repo=root)
     if not roots or not all(r.is_map for r in roots):
         return []
     merged = hydra.merged(roots, hydra.edits_of(stripped, file), at)
@@ -293,28 +294,6 @@ def _without_base(
     return [s.model_copy(update={"layers": chain, "edit": None}) for s in found]
 
 
-def repository_root(path: str) -> str:
-    """The folder above which nothing is read on a script's behalf: the nearest ancestor that
-    holds `.git`, else the working directory when the script lies under it, else the
-    script's own folder."""
-    here = os.path.dirname(os.path.abspath(path))
-    folder = here
-    for _ in range(64):
-        if os.path.exists(os.path.join(folder, ".git")):
-            return folder
-        parent = os.path.dirname(folder)
-        if parent == folder:
-            break
-        folder = parent
-    cwd = os.path.abspath(os.getcwd())
-    return cwd if _inside(here, cwd) else here
-
-
-def _inside(path: str, root: str) -> bool:
-    path, root = os.path.normpath(path), os.path.normpath(root)
-    return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
-
-
 def _conf_dirs(
     file: SourceFile, program: Word, overrides: list[hydra.Override], root: str
 ) -> list[str]:
@@ -340,7 +319,7 @@ def _conf_dirs(
     kept = []
     for d in out:
         d = os.path.normpath(d)
-        if d not in seen and _inside(d, root):
+        if d not in seen and inside(d, root):
             seen.add(d)
             kept.append(d if os.path.isabs(file.path) else os.path.relpath(d))
     return kept
@@ -354,7 +333,7 @@ def _find(base: str, config_path: str, name: str, root: str, reader: Reader) -> 
     roots = [os.path.join(base, config_path), config_path, os.path.join(base, "..", config_path)]
     for folder in roots:
         candidate = os.path.normpath(os.path.join(folder, name))
-        if not _inside(os.path.abspath(candidate), root):
+        if not inside(os.path.abspath(candidate), root):
             continue
         if os.path.isfile(candidate):
             return candidate

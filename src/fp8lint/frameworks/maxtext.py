@@ -2,27 +2,36 @@
 `key=value` arguments after `MaxText.train ... base.yml`.
 
 What each `quantization` value trains with (AI-Hypercomputer/maxtext
-`src/maxtext/layers/quantizations.py` `configure_quantization` / `_get_recipe`,
-`src/maxtext/configs/base.yml`, `src/maxtext/configs/types.py` @e591f30c):
+`src/maxtext/layers/quantizations.py` `configure_quantization` / `_get_quant_config` /
+`get_qt_provider` / `TransformerEngineQuantization._get_recipe`, `src/maxtext/configs/base.yml`,
+`src/maxtext/configs/types.py` @e591f30c; Flax `flax/linen/fp8_ops.py`):
 
-- `fp8`: Flax's `Fp8DotGeneralOp`: delayed per-tensor scaling, E4M3 inputs and kernels, E5M2
-  output gradients, amax history 1024 reduced with `max`, no margin.
+- `fp8`: `Fp8Quantization`, whose dot is Flax's `Fp8DirectDotGeneralOp` since MaxText
+  6775a40d (April 2025; Flax's fake-quantizing `Fp8DotGeneralOp` before).  Both ops keep the
+  same state: per-tensor scales computed from the max over an amax history of 1024 steps
+  that does not yet hold the current step (delayed scaling), no margin, E4M3 inputs and
+  kernels, E5M2 output gradients.  "Direct" means real FP8 operands reach the GEMM instead of
+  a quantize-dequantize round trip; it is not current scaling.
 - `nanoo_fp8`: Flax's `NANOOFp8DotGeneralOp`: the same delayed scaling in AMD's `fnuz`
   variants (E4M3 max 240).
+- `fp8_gpu`, `fp8_nanoo` (Qwix modes, valid with `use_qwix_quantization: true`): Qwix
+  providers that run the same two Flax ops, so the same delayed scaling.
 - `te_fp8_delayedscaling`: TE `DelayedScaling()` (margin 0, history 1024, `max`, HYBRID).
 - `te_fp8_currentscaling`: TE `Float8CurrentScaling()` (per-tensor current scaling, HYBRID).
 - `te_mxfp8`: TE `MXFP8BlockScaling()` (E4M3, 32-element blocks).
 - `te_nvfp4`, `te_nvfp4_no_rht`: TE NVFP4 block scaling.
-- `fp8_full`, `aqt_fp8`, `aqt_fp8_full`: AQT / qwix FP8 with static or dynamic scales:
-  FP8 on, recipe not modelled.
-- `""` (the default), `int8`, `intmp`, ...: no FP8.
+- `fp8_full`, `aqt_fp8`, `aqt_fp8_full`, and `fp8` under `use_qwix_quantization: true`
+  (Qwix's own E4M3 rule): AQT / Qwix FP8 with their own scaling: FP8 on, recipe not modelled.
+- `""` (the default), `int8`, `intmp`, ...: no FP8; the single-dtype Qwix rules `fp8_e4m3`
+  and `fp8_e5m2` are not modelled either (no site).
 
 `ici_tensor_parallelism` (default 1) times `dcn_tensor_parallelism` (default 1) is the
 tensor-parallel degree.  The scales of the Flax and TE JAX ops are functional state updated
 once per step, so `remat_policy` recomputation is not the FP8501 hazard and is not recorded.
 
 `site_from_args` is the one entry for every syntax: the YAML recognizer here, the Primus
-MaxText module overrides, and MaxText's shell `key=value` form all hand it `Arg`s.
+MaxText module overrides, and MaxText's shell `key=value` form (`maxtext_cli`) all hand it
+`Arg`s.
 """
 
 from __future__ import annotations
@@ -47,9 +56,20 @@ from fp8lint.model import (
 
 LABEL = "MaxText"
 # value -> (recipe, format, delayed-scaling defaults or None, what runs)
+_FLAX = (
+    "delayed scaling (amax history 1024, max); MaxText before 6775a40d (April 2025) ran the"
+    " fake-quantizing Fp8DotGeneralOp with the same scaling"
+)
 QUANTIZATIONS: dict[str, tuple[Recipe | None, Fp8Format | None, bool, str]] = {
-    "fp8": (Recipe.DELAYED, Fp8Format.HYBRID, True, "Flax Fp8DotGeneralOp"),
+    "fp8": (Recipe.DELAYED, Fp8Format.HYBRID, True, f"Flax Fp8DirectDotGeneralOp: {_FLAX}"),
     "nanoo_fp8": (Recipe.DELAYED, Fp8Format.HYBRID, True, "Flax NANOOFp8DotGeneralOp (fnuz)"),
+    "fp8_gpu": (Recipe.DELAYED, Fp8Format.HYBRID, True, "Qwix + Flax Fp8DirectDotGeneralOp"),
+    "fp8_nanoo": (
+        Recipe.DELAYED,
+        Fp8Format.HYBRID,
+        True,
+        "Qwix + Flax NANOOFp8DotGeneralOp (fnuz)",
+    ),
     "te_fp8_delayedscaling": (Recipe.DELAYED, Fp8Format.HYBRID, True, "TE DelayedScaling()"),
     "te_fp8_currentscaling": (
         Recipe.TENSORWISE,
@@ -64,7 +84,9 @@ QUANTIZATIONS: dict[str, tuple[Recipe | None, Fp8Format | None, bool, str]] = {
     "aqt_fp8": (None, None, False, "AQT FP8"),
     "aqt_fp8_full": (None, None, False, "AQT FP8"),
 }
-NOT_FP8 = frozenset({"", "int8", "intmp", "int4", "fp4", "fp8_e5m2", "fp8_e4m3", "fp8_gpu"})
+# `quantization: fp8` with `use_qwix_quantization: true` is Qwix's own E4M3 rule
+QWIX_FP8 = (None, None, False, "Qwix FP8 (E4M3 rule, use_qwix_quantization)")
+NOT_FP8 = frozenset({"", "int8", "intmp", "int4", "fp4", "fp4_e2m1", "fp8_e5m2", "fp8_e4m3"})
 # keys only MaxText configs carry, to tell a MaxText YAML from another file with `quantization`
 MAXTEXT_KEYS = frozenset(
     {
@@ -119,6 +141,8 @@ def site_from_args(
             )
         else:
             recipe, fmt, delayed, what = QUANTIZATIONS[name]
+            if name == "fp8" and _is_true(args.get("use_qwix_quantization")):
+                recipe, fmt, delayed, what = QWIX_FP8
             values["enabled"] = written(quant, True, what)
             values["recipe"] = (
                 written(quant, recipe, what)
@@ -147,6 +171,13 @@ def site_from_args(
         edit=edit,
         **cast("dict[str, Any]", values),  # keys are Setting fields
     )
+
+
+def _is_true(arg: Arg | None) -> bool:
+    """Whether a boolean MaxText key is written true (`true`, `True`, YAML true)."""
+    if arg is None or not arg.known:
+        return False
+    return arg.value is True or str(arg.value).strip().lower() == "true"
 
 
 def _tensor_parallel(args: dict[str, Arg], span: Span) -> Setting[Any] | None:

@@ -68,13 +68,15 @@ def parse_yaml(file: SourceFile, reader: Reader) -> list[Fp8Site]:
     sites: list[Fp8Site] = []
     for doc in docs:
         missing: list[tuple[str, Node]] = []
-        root, layers = effective_root(file, doc, reader, missing)
+        outside: list[tuple[str, Node]] = []
+        root, layers = effective_root(file, doc, reader, missing, outside)
         if len(layers) == 1:
             found = sites_of(file, [doc])
         else:
             merged = Document(root=root, index=doc.index, start=doc.start, syntax=doc.syntax)
             found = [s.model_copy(update={"layers": layers}) for s in sites_of(file, [merged])]
         notes = [_missing_parent(file, name, node) for name, node in missing]
+        notes += [_outside_parent(file, name, node) for name, node in outside]
         if notes:
             found = [s.model_copy(update={"notes": [*s.notes, *notes]}) for s in found]
         sites.extend(found)
@@ -91,6 +93,18 @@ def _missing_parent(file: SourceFile, name: str, node: Node) -> SourceNote:
         span=file.span(node.start, node.end),
         message=f"`defaults:` names `{name}`, which is not found next to this file; "
         "its settings are left out of the effective config",
+    )
+
+
+def _outside_parent(file: SourceFile, name: str, node: Node) -> SourceNote:
+    """A `defaults:` parent that resolves outside the repository root (`paths`): fp8lint
+    does not read it, so its settings are not in the effective config."""
+    return SourceNote.model_construct(
+        kind="parent-outside-repository",
+        key=name,
+        span=file.span(node.start, node.end),
+        message=f"`defaults:` names `{name}`, which lies outside the repository root; "
+        "it is not read, so its settings are left out of the effective config",
     )
 
 
