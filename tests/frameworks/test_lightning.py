@@ -3,39 +3,22 @@
 from __future__ import annotations
 
 import json
-import textwrap
 from pathlib import Path
 
 import pytest
 
 from fp8lint.documents.text import SourceFile
 from fp8lint.engine import lint_text, mentions_fp8, parse_file
-from fp8lint.model import AmaxAlgo, AmaxScope, Fp8Format, Fp8Site, Framework, Recipe, Span
+from fp8lint.model import AmaxAlgo, AmaxScope, Fp8Format, Framework, Recipe
 from fp8lint.settings import RunSettings
 from tests.conftest import run_cli
+from tests.frameworks.python_case import at, bind
 
 CORPUS = Path(__file__).resolve().parents[3] / "shared/corpus/real/Lightning-AI__pytorch-lightning"
 PLUGIN = "from lightning.fabric.plugins import TransformerEnginePrecision\n"
 
 
-def parse(src: str) -> list[Fp8Site]:
-    return parse_file(SourceFile("train.py", textwrap.dedent(src)), "python")
-
-
-def one(src: str) -> Fp8Site:
-    sites = parse(src)
-    assert len(sites) == 1, [s.kind for s in sites]
-    return sites[0]
-
-
-def at(span: Span | None) -> tuple[int, int, int, int]:
-    assert span is not None
-    return (span.line, span.column, span.end_line, span.end_column)
-
-
-def codes(src: str) -> list[tuple[str, int]]:
-    diags, _ = lint_text("train.py", textwrap.dedent(src), "python", RunSettings())
-    return [(d.code, d.line) for d in diags]
+parse, one, codes = bind("train.py")
 
 
 @pytest.mark.parametrize("owner", ["L.Fabric", "L.Trainer"])

@@ -3,15 +3,15 @@ forwards to `set_primary_perf_configs` / `set_precision_configs`."""
 
 from __future__ import annotations
 
-import textwrap
 from pathlib import Path
 
 import pytest
 
 from fp8lint.documents.text import SourceFile
 from fp8lint.engine import lint_text, parse_file
-from fp8lint.model import Fp8Site, Framework, Recipe, Span
+from fp8lint.model import Framework, Recipe
 from fp8lint.settings import RunSettings
+from tests.frameworks.python_case import at, bind
 
 CORPUS = (
     Path(__file__).resolve().parents[3]
@@ -24,24 +24,7 @@ PRIMARY = (
 )
 
 
-def parse(src: str) -> list[Fp8Site]:
-    return parse_file(SourceFile("pretrain.py", textwrap.dedent(src)), "python")
-
-
-def one(src: str) -> Fp8Site:
-    sites = parse(src)
-    assert len(sites) == 1, [s.kind for s in sites]
-    return sites[0]
-
-
-def at(span: Span | None) -> tuple[int, int, int, int]:
-    assert span is not None
-    return (span.line, span.column, span.end_line, span.end_column)
-
-
-def codes(src: str) -> list[tuple[str, int]]:
-    diags, _ = lint_text("pretrain.py", textwrap.dedent(src), "python", RunSettings())
-    return [(d.code, d.line) for d in diags]
+parse, one, codes = bind("pretrain.py")
 
 
 def test_arguments_from_the_command_line_take_its_defaults() -> None:

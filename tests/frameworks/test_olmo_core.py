@@ -2,38 +2,21 @@
 
 from __future__ import annotations
 
-import textwrap
 from pathlib import Path
 
 import pytest
 
 from fp8lint.documents.text import SourceFile
 from fp8lint.engine import lint_text, parse_file
-from fp8lint.model import Fp8Format, Fp8Site, Framework, Recipe, Span
+from fp8lint.model import Fp8Format, Framework, Recipe
 from fp8lint.settings import RunSettings
+from tests.frameworks.python_case import at, bind
 
 IMPORT = "from olmo_core.float8 import AOFloat8LinearConfig, AOFloat8LinearRecipe, Float8Config\n"
 CORPUS = Path(__file__).resolve().parents[3] / "shared" / "corpus" / "real" / "allenai__OLMo-core"
 
 
-def parse(src: str) -> list[Fp8Site]:
-    return parse_file(SourceFile("train.py", textwrap.dedent(src)), "python")
-
-
-def one(src: str) -> Fp8Site:
-    sites = parse(src)
-    assert len(sites) == 1, [s.kind for s in sites]
-    return sites[0]
-
-
-def at(span: Span | None) -> tuple[int, int, int, int]:
-    assert span is not None
-    return (span.line, span.column, span.end_line, span.end_column)
-
-
-def codes(src: str) -> list[tuple[str, int]]:
-    diags, _ = lint_text("train.py", textwrap.dedent(src), "python", RunSettings())
-    return [(d.code, d.line) for d in diags]
+parse, one, codes = bind("train.py")
 
 
 def test_recommended_config_is_tensorwise_with_the_head_left_out() -> None:

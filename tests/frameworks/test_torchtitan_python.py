@@ -5,32 +5,13 @@ from __future__ import annotations
 
 import textwrap
 
-from fp8lint.documents.text import SourceFile
-from fp8lint.engine import lint_text, parse_file
-from fp8lint.model import Fp8Format, Fp8Site, Framework, Recipe, Span
-from fp8lint.settings import RunSettings
+from fp8lint.model import Fp8Format, Framework, Recipe
+from tests.frameworks.python_case import at, bind
 
 HEAD = "from torchtitan.components.quantization import Float8LinearConverter\n"
 
 
-def parse(src: str) -> list[Fp8Site]:
-    return parse_file(SourceFile("config_registry.py", textwrap.dedent(src)), "python")
-
-
-def one(src: str) -> Fp8Site:
-    sites = parse(src)
-    assert len(sites) == 1, [s.kind for s in sites]
-    return sites[0]
-
-
-def at(span: Span | None) -> tuple[int, int, int, int]:
-    assert span is not None
-    return (span.line, span.column, span.end_line, span.end_column)
-
-
-def codes(src: str) -> list[tuple[str, int]]:
-    diags, _ = lint_text("config_registry.py", textwrap.dedent(src), "python", RunSettings())
-    return [(d.code, d.line) for d in diags]
+parse, one, codes = bind("config_registry.py")
 
 
 REGISTRY = HEAD + textwrap.dedent(

@@ -368,17 +368,9 @@ def ao_site(ctx: Context, tgt: Target) -> Fp8Site:
     else:
         recipe = torchao._recipe(ctx, call_span, config, splat, invalid)
     values["recipe"] = recipe
-    if recipe.known and isinstance(recipe.value, Recipe):
-        tensorwise = recipe.value is Recipe.TENSORWISE
-        values["fmt"] = default(
-            Fp8Format.HYBRID if tensorwise else Fp8Format.E4M3,
-            "torchao",
-            recipe.key,
-            recipe.span,
-            "tensorwise casts gradients to E5M2 (E4M3 forward)"
-            if tensorwise
-            else f"{recipe.value.value} casts every operand to E4M3",
-        )
+    fmt = torchao.implied_format(recipe)
+    if fmt is not None:
+        values["fmt"] = fmt
     filt = keyed.get("module_filter_func")
     none_given = filt is not None and ctx.literal(filt.value) == (True, None)
     if (filt is None and splat is None) or none_given:

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 from fp8lint.frameworks.base import default, invalid_note, written
 from fp8lint.frameworks.torchtitan import RECIPES
-from fp8lint.model import Fp8Format, Fp8Site, Framework, Recipe, Setting, SourceNote, Span
+from fp8lint.model import Fp8Site, Framework, Recipe, Setting, SourceNote, Span
 
 if TYPE_CHECKING:
     import libcst as cst
@@ -74,16 +74,11 @@ def site(ctx: Context, tgt: Target) -> Fp8Site:
         enabled = ctx.unreadable(val.arg)
     recipe = _recipe(ctx, call_span, kw, invalid)
     values: dict[str, Setting[Any]] = {"recipe": recipe}
-    if recipe.known and isinstance(recipe.value, Recipe):
-        values["fmt"] = default(
-            Fp8Format.HYBRID if recipe.value is Recipe.TENSORWISE else Fp8Format.E4M3,
-            "torchao",
-            recipe.key,
-            recipe.span,
-            "tensorwise casts gradients to E5M2 (E4M3 forward)"
-            if recipe.value is Recipe.TENSORWISE
-            else f"{recipe.value.value} casts every operand to E4M3",
-        )
+    from fp8lint.frameworks.torchao import implied_format
+
+    fmt = implied_format(recipe)
+    if fmt is not None:
+        values["fmt"] = fmt
     values["output_head_fp8"] = default(False, LABEL, "modules_to_ignore", call_span, _HEAD_NOTE)
     return Fp8Site.model_construct(
         path=ctx.file.path,

@@ -86,17 +86,9 @@ def site(ctx: Context, tgt: Target) -> Fp8Site:
     }
     recipe = _recipe(ctx, call_span, keyed.get("config"), splat, invalid)
     values["recipe"] = recipe
-    if recipe.known and isinstance(recipe.value, Recipe):
-        tensorwise = recipe.value is Recipe.TENSORWISE
-        values["fmt"] = default(
-            Fp8Format.HYBRID if tensorwise else Fp8Format.E4M3,
-            TORCHAO,
-            recipe.key,
-            recipe.span,
-            "tensorwise casts gradients to E5M2 (E4M3 forward)"
-            if tensorwise
-            else f"{recipe.value.value} casts every operand to E4M3, gradients included",
-        )
+    fmt = implied_format(recipe)
+    if fmt is not None:
+        values["fmt"] = fmt
     head, router = _filter(ctx, call_span, keyed.get("module_filter_fn"), splat)
     values["output_head_fp8"] = head
     if _mentions_moe(ctx):
@@ -108,6 +100,24 @@ def site(ctx: Context, tgt: Target) -> Fp8Site:
         span=call_span,
         invalid=invalid,
         **cast("dict[str, Any]", values),  # keys are Setting fields
+    )
+
+
+def implied_format(recipe: Setting[Any], key: str | None = None) -> Setting[Fp8Format] | None:
+    """The format a torchao recipe implies (torchao has no format knob): tensorwise casts
+    gradients to E5M2 and the forward to E4M3; rowwise and the other recipes use E4M3 for
+    every operand.  None while the recipe is unknown."""
+    if not (recipe.known and isinstance(recipe.value, Recipe)):
+        return None
+    tensorwise = recipe.value is Recipe.TENSORWISE
+    return default(
+        Fp8Format.HYBRID if tensorwise else Fp8Format.E4M3,
+        TORCHAO,
+        key if key is not None else recipe.key,
+        recipe.span,
+        "tensorwise casts gradients to E5M2 (E4M3 forward)"
+        if tensorwise
+        else f"{recipe.value.value} casts every operand to E4M3, gradients included",
     )
 
 

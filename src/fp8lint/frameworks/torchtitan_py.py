@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 from fp8lint.frameworks.base import default, invalid_note, written
 from fp8lint.frameworks.torchtitan import RECIPES, ROUTER_FQN
-from fp8lint.model import Fp8Format, Fp8Site, Framework, Recipe, Setting, SourceNote
+from fp8lint.model import Fp8Site, Framework, Recipe, Setting, SourceNote
 
 if TYPE_CHECKING:
     import libcst as cst
@@ -62,7 +62,7 @@ def sites(ctx: Context) -> list[Fp8Site]:
 
 
 def site(ctx: Context, call: cst.Call) -> Fp8Site:
-    from fp8lint.frameworks.torchao import _mentions_moe
+    from fp8lint.frameworks.torchao import _mentions_moe, implied_format
 
     call_span = ctx.span(call)
     kw = ctx.keywords(call)
@@ -75,17 +75,9 @@ def site(ctx: Context, call: cst.Call) -> Fp8Site:
     }
     recipe = _recipe(ctx, call_span, kw, invalid)
     values["recipe"] = recipe
-    if recipe.known and isinstance(recipe.value, Recipe):
-        tensorwise = recipe.value is Recipe.TENSORWISE
-        values["fmt"] = default(
-            Fp8Format.HYBRID if tensorwise else Fp8Format.E4M3,
-            "torchao",
-            recipe.key,
-            recipe.span,
-            "tensorwise casts gradients to E5M2 (E4M3 forward)"
-            if tensorwise
-            else "rowwise recipes cast every operand to E4M3",
-        )
+    fmt = implied_format(recipe)
+    if fmt is not None:
+        values["fmt"] = fmt
     head, router = _filters(ctx, call_span, kw.get("filter_fqns"))
     if _emulated(kw) and head.value is True:
         # torchtitan documents `emulate` as for tests only (no FP8 GEMM hardware): the head
