@@ -1,40 +1,9 @@
 """The plain implementation of `fp8lint simulate` before it was vectorized, kept as the
 oracle of the tests (`test_properties.py` compares the two on random traces): Transformer
 Engine's delayed-scaling recurrence as a loop with a monotonic deque, and the summaries and
-the sweep as `fp8lint.simulate.report` computed them, from per-micro-batch lists.
-
-For one quantized tensor (TE keeps one amax history and one scale per tensor slot: input,
-weight and output forward; grad-output and grad-input backward) each *update* (an autocast
-exit, usually one micro-batch) does:
-
-1. quantize the micro-batch with the current scale ``s_k``; values above ``FP8_MAX / s_k``
-   saturate at ``FP8_MAX`` (TE casts saturate silently);
-2. record its amax ``a_k`` and roll the history of length ``L``;
-3. take the reference amax: the newest entry (``most_recent``) or the largest of the last
-   ``L`` entries, the newest included (``max``);
-4. set ``s_{k+1} = FP8_MAX / reference / 2^margin`` when the reference is finite and > 0,
-   otherwise keep ``s_k``; an infinite scale becomes FLT_MAX.
-
-The history starts as zeros and the scale as 1.  FP8_MAX depends on the pass: 448 (E4M3) or
-57344 (E5M2), so under HYBRID 448 forward and 57344 backward; AMD's e4m3fnuz has 240.
-
-This follows TE's fused update (``common/recipe/delayed_scaling.cu``, the bulk kernel that
-``FP8GlobalStateManager.reduce_and_update_fp8_tensors`` calls) in two details that the Python
-reference (``pytorch/quantization.py``, used with ``NVTE_UNFUSED_FP8_UPDATE=1`` or callable
-recipe hooks) does differently; ``unfused=True`` selects the Python behaviour:
-
-* an amax of exactly 0 (a module that did not run, an expert without tokens) leaves the
-  history unrolled and the scale unchanged; the Python path rolls a 0 in;
-* a NaN amax is skipped by the window maximum (``fmaxf``); the Python path's ``torch.max``
-  returns NaN, so the scale is kept.
-
-A micro-batch clips when ``a_k * s_k > FP8_MAX``, i.e. when ``a_k > 2^margin * R_{k-1}`` for
-the reference ``R_{k-1}`` of the previous update.  Its largest element is pulled down to
-``FP8_MAX / s_k``, so the outlier loses ``1 - FP8_MAX / (a_k * s_k)`` of its magnitude.
-
-Current scaling (``Float8CurrentScaling``) computes the scale from the micro-batch's own amax,
-so it never clips and puts the amax exactly on FP8_MAX: it is the reference point for the
-binades that delayed scaling loses at the bottom of the range.
+the sweep as `fp8lint.simulate.report` computed them, from per-micro-batch lists.  The
+recurrence itself (TE's fused update, zero and NaN amaxes, when a micro-batch clips) is
+described in `fp8lint.simulate.recurrence`.
 """
 
 from __future__ import annotations
