@@ -122,7 +122,7 @@ class Venv:
     def bin(self, name: str) -> str:
         return str(self.path / "bin" / name)
 
-    def build(self) -> None:
+    def build(self, source: Path = ROOT, extras: str = "[bench,simulate]") -> None:
         env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
         if not Path(self.python).exists():
             subprocess.run([sys.executable, "-m", "venv", str(self.path)], check=True)
@@ -132,7 +132,7 @@ class Venv:
         # the dependencies and peers, then fp8lint itself afresh (a regular install, not
         # editable: what `pip install fp8lint[...]` from a checkout gives)
         subprocess.run(
-            [self.python, "-m", "pip", "install", "-q", f"{ROOT}[bench,simulate]"],
+            [self.python, "-m", "pip", "install", "-q", f"{source}{extras}"],
             check=True,
             env=env,
         )
@@ -145,7 +145,7 @@ class Venv:
                 "-q",
                 "--no-deps",
                 "--force-reinstall",
-                str(ROOT),
+                str(source),
             ],
             check=True,
             env=env,
@@ -174,6 +174,27 @@ class Venv:
         env = {k: v for k, v in os.environ.items() if k not in drop}
         env["PATH"] = f"{self.path / 'bin'}{os.pathsep}{env.get('PATH', '')}"
         return env
+
+
+def baseline(rev: str, work: Path) -> Venv:
+    """A venv holding fp8lint as it was at git revision `rev` (a regular install of that
+    revision's files), for before/after rows measured in the same run."""
+    sha = subprocess.run(
+        ["git", "-C", str(ROOT), "rev-parse", "--short", rev],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
+    source = work / f"src-{sha}"
+    if not (source / "pyproject.toml").is_file():
+        source.mkdir(parents=True, exist_ok=True)
+        archive = subprocess.run(
+            ["git", "-C", str(ROOT), "archive", sha], capture_output=True, check=True
+        ).stdout
+        subprocess.run(["tar", "-x", "-C", str(source)], input=archive, check=True)
+    venv = Venv(work / f"venv-{sha}")
+    venv.build(source, "")
+    return venv
 
 
 def tree(n: int, seed: int, base: Path) -> tuple[Path, dict[str, int]]:
@@ -253,6 +274,7 @@ def pick_files(root: Path) -> tuple[Path, Path, Path, list[Path]]:
     target = fp8_yaml[1]
     plain_yaml = min((p for p in plain if p[0].suffix == ".yaml"), key=lambda p: abs(p[1] - target))
     recipes = [p for p in fp8 if p[0].suffix == ".py" and b"DelayedScaling" in p[2]]
+    recipes = recipes or [p for p in fp8 if p[0].suffix == ".py"]  # a small tree
     py = max(recipes, key=lambda p: p[1])
     batch = [p for p, _, _ in plain if p.suffix in (".py", ".yaml", ".json", ".sh", ".toml")][:20]
     return fp8_yaml[0], plain_yaml[0], py[0], batch
@@ -370,6 +392,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--work", type=Path, default=Path(tempfile.gettempdir()) / "fp8lint-bench")
     parser.add_argument("--out", type=Path, default=HERE / "RESULTS.md")
     parser.add_argument("--no-profile", action="store_true")
+    parser.add_argument(
+        "--baseline",
+        default=None,
+        metavar="REV",
+        help="also time fp8lint as it was at this git revision (its own venv), alternating",
+    )
     args = parser.parse_args(argv)
     sizes = (
         [int(s) for s in args.sizes.split(",")]
@@ -383,6 +411,10 @@ def main(argv: list[str] | None = None) -> int:
     venv.build()
     check_floor_matches(venv)
     env = venv.env()
+    before: Venv | None = None
+    if args.baseline:
+        print(f"baseline venv ({args.baseline}) ...", file=sys.stderr)
+        before = baseline(args.baseline, args.work)
     print("trees ...", file=sys.stderr)
     trees = {n: tree(n, args.seed, args.work) for n in sorted({*sizes, args.files})}
     root, stats = trees[args.files]
@@ -409,6 +441,20 @@ def main(argv: list[str] | None = None) -> int:
                 *check("--exit-zero", "-q", "--no-cache", str(root)),
             ],
             "yamllint": [venv.bin("yamllint"), "-f", "parsable", str(root)],
+            **(
+                {
+                    f"fp8lint @{args.baseline}": [
+                        before.bin("fp8lint"),
+                        "check",
+                        "--exit-zero",
+                        "-q",
+                        "--no-cache",
+                        str(root),
+                    ]
+                }
+                if before is not None
+                else {}
+            ),
         },
         args.rounds,
         env,
@@ -427,6 +473,24 @@ def main(argv: list[str] | None = None) -> int:
             "yamllint FP8 YAML": [venv.bin("yamllint"), "-f", "parsable", str(fp8_file)],
             "fp8lint Python recipe": check("--no-cache", str(py_file)),
             "fixit Python recipe": [venv.bin("fixit"), "--rules", FIXIT_RULE, "lint", str(py_file)],
+            **(
+                {
+                    f"fp8lint @{args.baseline} Python recipe": [
+                        before.bin("fp8lint"),
+                        "check",
+                        "--no-cache",
+                        str(py_file),
+                    ],
+                    f"fp8lint @{args.baseline} FP8 YAML": [
+                        before.bin("fp8lint"),
+                        "check",
+                        "--no-cache",
+                        str(fp8_file),
+                    ],
+                }
+                if before is not None
+                else {}
+            ),
         },
         args.single_rounds,
         env,
@@ -560,6 +624,29 @@ def main(argv: list[str] | None = None) -> int:
         f"≤ 1.25×) | {peaks[0][1]:.0f} → {peaks[-1][1]:.0f} MB ({peak_growth:.2f}×) | "
         f"{'met' if peak_growth <= 1.25 else 'missed'} |",
     ]
+    if before is not None:
+        b = args.baseline
+        pairs = [
+            ("tree, cold", main_runs["fp8lint"], main_runs[f"fp8lint @{b}"]),
+            (
+                "one Python recipe file",
+                single["fp8lint Python recipe"],
+                single[f"fp8lint @{b} Python recipe"],
+            ),
+            ("one FP8 YAML file", single["fp8lint FP8 YAML"], single[f"fp8lint @{b} FP8 YAML"]),
+        ]
+        lines += [
+            "",
+            f"## Before and after: this checkout against `{b}` (its own venv, same run)",
+            "",
+            f"| workload | `{b}` wall s | now wall s | `{b}` CPU s | now CPU s | now / before |",
+            "|---|---:|---:|---:|---:|---:|",
+            *(
+                f"| {label} | {old.cell()} | {new.cell()} | {old.cell('cpu')} | "
+                f"{new.cell('cpu')} | {new.median / old.median:.2f}× |"
+                for label, new, old in pairs
+            ),
+        ]
     if sim_lines:
         lines += [
             "",
