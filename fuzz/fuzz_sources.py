@@ -111,9 +111,11 @@ EXTRA_SEEDS = {  # formats the bundled examples do not cover well
 
 
 def seeds() -> str:
-    """A folder of seed inputs: every example and real-corpus file, prefixed by its kind."""
+    """A folder of seed inputs: every example and bench template, prefixed by its kind (more
+    seed folders may be given in FP8LINT_FUZZ_SEEDS, separated by the path separator)."""
     folder = tempfile.mkdtemp(prefix="fp8lint-fuzz-seeds-")
-    sources = [ROOT / "examples", ROOT.parent / "shared" / "corpus" / "real"]
+    extra = [Path(p) for p in os.environ.get("FP8LINT_FUZZ_SEEDS", "").split(os.pathsep) if p]
+    sources = [ROOT / "examples", ROOT / "bench" / "templates", *extra]
     for kind, text in EXTRA_SEEDS.items():
         if kind in KINDS:
             Path(folder, f"extra-{kind}").write_bytes(bytes([KINDS.index(kind)]) + text.encode())
