@@ -35,6 +35,27 @@ def test_non_fp8_files_import_nothing_heavy(tmp_path: Path) -> None:
     assert probe(tmp_path) == "HEAVY="
 
 
+STDLIB_PROBE = """
+import sys
+from fp8lint.cli import main
+code = main(["check", *sys.argv[1:]])
+print("STDLIB=" + ",".join(m for m in ("dataclasses", "inspect") if m in sys.modules))
+"""
+
+
+def test_non_fp8_files_do_not_import_dataclasses(tmp_path: Path) -> None:
+    """`dataclasses` (and the `inspect` it imports) and making dataclasses cost a pre-commit
+    call more than its check: the engine's records are `fp8lint.records` (issue 14)."""
+    (tmp_path / "a.yaml").write_text("model:\n  hidden_size: 4096\n")
+    r = subprocess.run(
+        [sys.executable, "-c", STDLIB_PROBE, "--no-cache", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert r.stdout.strip().splitlines()[-1] == "STDLIB="
+
+
 def test_fp8_yaml_does_not_import_the_python_source(tmp_path: Path) -> None:
     (tmp_path / "a.yaml").write_text("MODEL_ARGS:\n  --fp8-format: hybrid\n")
     assert probe(tmp_path) == "HEAVY=fp8lint.model,fp8lint.rule,pydantic"

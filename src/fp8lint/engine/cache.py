@@ -40,7 +40,6 @@ import time
 import zlib
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
@@ -53,6 +52,7 @@ from fp8lint.diagnostics import (
     Severity,
     TextEdit,
 )
+from fp8lint.records import field, record
 
 if TYPE_CHECKING:
     from fp8lint.settings import RunSettings
@@ -415,7 +415,7 @@ def _decode_fix(raw: Any) -> Fix:
 # --------------------------------------------------------------------------- the cache
 
 
-@dataclass
+@record
 class Probe:
     """One file's lookup: a hit's findings, or what to store once the file is linted."""
 
@@ -429,7 +429,7 @@ class Probe:
     digest: str | None = None
 
 
-@dataclass
+@record
 class _Shard:
     settings: list[str] = field(default_factory=list)
     entries: dict[str, list[Any]] = field(default_factory=dict)

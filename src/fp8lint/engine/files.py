@@ -10,11 +10,11 @@ import codecs
 import os
 import stat
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
 from typing import Any
 
 from fp8lint.diagnostics import LocatedError
 from fp8lint.documents import kind_for
+from fp8lint.records import record
 
 # The prefilter: a file that names none of these cannot hold FP8 settings.  The first words
 # match in any case, the others as written: `msamp` in any case would catch every
@@ -148,7 +148,7 @@ class FileProblem(LocatedError):
     """A file that cannot be read (missing, binary, wrong encoding, too large)."""
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Decoded:
     """A file's text and how to write it back byte-for-byte: codec and byte-order mark."""
 

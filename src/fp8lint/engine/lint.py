@@ -7,11 +7,11 @@ passed the prefilter.
 
 from __future__ import annotations
 
-from dataclasses import replace
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from fp8lint.diagnostics import PARSE_ERROR, Diagnostic, Fix, Related, Severity
+from fp8lint.records import replace
 from fp8lint.settings import RunSettings
 
 if TYPE_CHECKING:

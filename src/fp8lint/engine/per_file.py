@@ -3,9 +3,9 @@ layers them; computed once per configuration and per-file-ignores combination.""
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
+from fp8lint.records import replace
 from fp8lint.settings import PathRules, RunSettings, Selection
 
 if TYPE_CHECKING:
