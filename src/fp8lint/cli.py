@@ -11,13 +11,15 @@ import argparse
 import os
 import sys
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any, NoReturn
 
 from fp8lint import __version__
 from fp8lint.diagnostics import LocatedError, printable
 from fp8lint.report import OUTPUT_FORMATS
 
+TYPE_CHECKING = False  # typing's import is a tenth of a pre-commit call
 if TYPE_CHECKING:
+    from typing import Any, NoReturn
+
     from fp8lint.engine.config import Resolver
 
 FAIL_LEVELS = ("info", "warning", "error")

@@ -12,17 +12,20 @@ see a dataclass (`dataclass_transform`).
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, TypeVar, overload
 
-if TYPE_CHECKING:  # typing has it from 3.11; pydantic brings typing_extensions for mypy
+TYPE_CHECKING = False  # typing's import is a tenth of a pre-commit call
+if TYPE_CHECKING:
+    from typing import Any, TypeVar, overload
+
+    # typing has it from 3.11; pydantic brings typing_extensions for mypy
     from typing_extensions import dataclass_transform
+
+    T = TypeVar("T")
 else:
 
-    def dataclass_transform(**_: Any) -> Callable[[T], T]:
+    def dataclass_transform(**_: object) -> Callable[[object], object]:
         return lambda f: f
 
-
-T = TypeVar("T")
 
 _MISSING: Any = object()
 
@@ -38,10 +41,14 @@ class _Factory:
         self.make = make
 
 
-@overload
-def field(*, default_factory: Callable[[], T]) -> T: ...
-@overload
-def field(*, default: T) -> T: ...
+if TYPE_CHECKING:
+
+    @overload
+    def field(*, default_factory: Callable[[], T]) -> T: ...
+    @overload
+    def field(*, default: T) -> T: ...
+
+
 def field(*, default: Any = _MISSING, default_factory: Any = _MISSING) -> Any:
     """A field's default: a plain value, or a factory called for each new record."""
     if default_factory is not _MISSING:

@@ -6,10 +6,13 @@ Plain frozen data and no imports beyond the standard library: every layer may re
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from typing import Any
 
 from fp8lint.diagnostics import Severity
 from fp8lint.records import field, record
+
+TYPE_CHECKING = False  # typing's import is a tenth of a pre-commit call
+if TYPE_CHECKING:
+    from typing import Any
 
 # Larger files are not read.  4 MiB is far above any real config or recipe file and bounds the
 # worst case (measured in bench/RESULTS.md).

@@ -39,7 +39,7 @@ STDLIB_PROBE = """
 import sys
 from fp8lint.cli import main
 code = main(["check", *sys.argv[1:]])
-print("STDLIB=" + ",".join(m for m in ("dataclasses", "inspect", "shutil", "json",
+print("STDLIB=" + ",".join(m for m in ("dataclasses", "inspect", "typing", "shutil", "json",
                                       "fp8lint.engine.cache") if m in sys.modules))
 """
 
@@ -47,7 +47,8 @@ print("STDLIB=" + ",".join(m for m in ("dataclasses", "inspect", "shutil", "json
 def test_non_fp8_files_do_not_import_dataclasses(tmp_path: Path) -> None:
     """`dataclasses` (and the `inspect` it imports) and making dataclasses cost a pre-commit
     call more than its check: the engine's records are `fp8lint.records` (issue 14).  Nor
-    shutil (argparse's help formatter imports it), nor, with `--no-cache`, the cache."""
+    typing (the modules on this path import it for type checkers only), nor shutil
+    (argparse's help formatter imports it), nor, with `--no-cache`, the cache."""
     (tmp_path / "a.yaml").write_text("model:\n  hidden_size: 4096\n")
     r = subprocess.run(
         [sys.executable, "-c", STDLIB_PROBE, "--no-cache", str(tmp_path)],

@@ -25,13 +25,15 @@ import functools
 import os
 import sys
 from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Any
 
 from fp8lint.diagnostics import LocatedError, Severity
 from fp8lint.engine.units import parse_seconds, parse_size
 from fp8lint.records import field, record, replace
 
+TYPE_CHECKING = False  # typing's import is a tenth of a pre-commit call
 if TYPE_CHECKING:
+    from typing import Any
+
     from fp8lint.engine.cache import ConfigMemo
 
 __all__ = [

@@ -8,7 +8,6 @@ import os
 import time
 from collections.abc import Callable, Iterable, Iterator
 from functools import partial
-from typing import TYPE_CHECKING, Any
 
 from fp8lint.diagnostics import PARSE_ERROR, Diagnostic
 from fp8lint.documents import KINDS, kind_for
@@ -36,7 +35,10 @@ from fp8lint.engine.workers import Progress, in_workers, worker_count
 from fp8lint.records import field, record, replace
 from fp8lint.settings import FixMode, PathRules, RunSettings
 
+TYPE_CHECKING = False  # typing's import is a tenth of a pre-commit call
 if TYPE_CHECKING:
+    from typing import Any
+
     from fp8lint.engine.cache import Cache, Dependency, Probe
     from fp8lint.engine.config import Resolver
     from fp8lint.fixes import FixResult
