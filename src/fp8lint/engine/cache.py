@@ -41,7 +41,6 @@ import zlib
 from collections.abc import Iterator
 from contextlib import contextmanager
 from functools import lru_cache
-from typing import TYPE_CHECKING, Any
 
 from fp8lint import __version__
 from fp8lint.diagnostics import (
@@ -54,7 +53,10 @@ from fp8lint.diagnostics import (
 )
 from fp8lint.records import field, record
 
+TYPE_CHECKING = False  # typing's import is a tenth of a pre-commit call
 if TYPE_CHECKING:
+    from typing import Any
+
     from fp8lint.settings import RunSettings
 
 FORMAT = 2  # of shards and of encoded diagnostics; bump on any change to either
