@@ -553,3 +553,72 @@ def test_a_file_name_cannot_forge_a_workflow_command(tmp_path: Path) -> None:
             assert "x\\n::error file=README.md,line=1::forged\\n.yaml:3:17: FP8101" in r.stdout
     r = run_cli("check", ".", "--fix", "--show-fixes", cwd=tmp_path)
     assert not [line for line in r.stdout.splitlines() if line.startswith("::")]
+
+
+# ------------------------------------------------ the lean parser a pre-commit call gets
+
+
+def _parse_full(words: list[str]) -> tuple[object, str]:
+    """What the parser with every subcommand says about `words` (the behaviour before the
+    lean parser): the namespace, or the exit code and stderr."""
+    from fp8lint.cli import build_parser
+
+    command = next((w for w in words if not w.startswith("-")), None)
+    try:
+        return vars(build_parser(command).parse_args(words)), ""
+    except SystemExit as exc:
+        return exc.code, "exit"
+
+
+@pytest.mark.parametrize(
+    "words",
+    [
+        ["check", "a.yaml", "--select", "FP81", "--output-format", "json"],
+        ["check", "--sel", "FP81"],  # an abbreviation
+        ["check", "--bogus", "x"],  # reported by the top-level parser
+        ["check", "--output-format=nope", "x"],  # reported by the subcommand's parser
+        ["check", "--max-file-size", "3zb", "x"],  # a type error
+        ["check", "--fail-on"],
+        ["rule", "FP8101", "--bogus"],
+        ["clean"],
+    ],
+)
+def test_the_lean_parser_says_what_the_full_parser_says(
+    words: list[str], capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from fp8lint.cli import parse_arguments
+
+    monkeypatch.setenv("COLUMNS", "70")
+    expected = _parse_full(words)
+    full = capsys.readouterr()
+    try:
+        got: tuple[object, str] = (vars(parse_arguments(words)), "")
+    except SystemExit as exc:
+        got = (exc.code, "exit")
+    lean = capsys.readouterr()
+    assert got == expected
+    assert (lean.out, lean.err) == (full.out, full.err)
+    if words[1:2] == ["--bogus"]:  # the usage lists every subcommand, as ever
+        assert "{check,clean,show,schema,rule,review,simulate}" in lean.err
+
+
+@pytest.mark.parametrize("columns", ["", "0", "abc", "45", "200"])
+def test_help_is_as_wide_as_argparse_makes_it(
+    columns: str, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The formatter finds the width without shutil, as shutil.get_terminal_size does."""
+    import argparse
+    import shutil
+
+    from fp8lint.cli import _Formatter, build_parser
+
+    monkeypatch.setenv("COLUMNS", columns)
+    ours = _Formatter("p")
+    theirs = argparse.HelpFormatter("p")
+    assert ours._width == theirs._width == shutil.get_terminal_size().columns - 2
+    assert ours._max_help_position == theirs._max_help_position
+    parser = build_parser("check")
+    assert parser.formatter_class is _Formatter
+    text = parser.format_help()
+    parser.formatter_class = argparse.HelpFormatter
+    assert text == parser.format_help()

@@ -11,13 +11,15 @@ import argparse
 import os
 import sys
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any
 
 from fp8lint import __version__
 from fp8lint.diagnostics import LocatedError, printable
 from fp8lint.report import OUTPUT_FORMATS
 
+TYPE_CHECKING = False  # typing's import is a tenth of a pre-commit call
 if TYPE_CHECKING:
+    from typing import Any, NoReturn
+
     from fp8lint.engine.config import Resolver
 
 FAIL_LEVELS = ("info", "warning", "error")
@@ -45,21 +47,89 @@ def _seconds(value: str) -> float:
         raise argparse.ArgumentTypeError(str(exc)) from None
 
 
-def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+def _terminal_columns() -> int:
+    """`shutil.get_terminal_size().columns`, read as shutil reads it (COLUMNS, else the
+    terminal of `sys.__stdout__`, else 80), without importing shutil (and bz2, lzma)."""
+    try:
+        columns = int(os.environ["COLUMNS"])
+    except (KeyError, ValueError):
+        columns = 0
+    if columns <= 0:
+        try:
+            columns = os.get_terminal_size(sys.__stdout__.fileno()).columns  # type: ignore[union-attr]
+        except (AttributeError, ValueError, OSError):
+            columns = 0
+    return columns or 80
+
+
+class _Formatter(argparse.HelpFormatter):
+    """argparse's help formatter, the width found without shutil: argparse makes one per
+    argument it adds, and shutil's import is a tenth of a pre-commit call (issue 14)."""
+
+    def __init__(
+        self,
+        prog: str,
+        indent_increment: int = 2,
+        max_help_position: int = 24,
+        width: int | None = None,
+        **kwargs: Any,
+    ) -> None:
+        if width is None:
+            width = _terminal_columns() - 2  # as HelpFormatter computes it
+        super().__init__(prog, indent_increment, max_help_position, width, **kwargs)
+
+
+class _Incomplete(Exception):
+    """A lean parser (the chosen subcommand's alone) met an error: the full parser, which
+    prints argparse's usual message, parses again."""
+
+
+class _Parser(argparse.ArgumentParser):
+    lean = False
+
+    def error(self, message: str) -> NoReturn:
+        if self.lean:
+            raise _Incomplete(message)
+        super().error(message)
+
+
+def build_parser(command: str | None = None, lean: bool = False) -> argparse.ArgumentParser:
     """The parser; with `command`, only that subcommand's arguments are built (building all
-    seven costs a pre-commit call more than the check of a file without FP8 settings)."""
-    parser = argparse.ArgumentParser(
+    seven costs a pre-commit call more than the check of a file without FP8 settings).
+    `lean`: only that subcommand's parser at all, for a command line that starts with it;
+    its errors raise `_Incomplete` (the message lists the subcommands: build them all)."""
+    parser = _Parser(
         prog="fp8lint",
         description="Static checks for FP8 training configurations (Transformer Engine, "
         "Megatron-LM, NeMo, Accelerate, DeepSpeed/MS-AMP).",
+        formatter_class=_Formatter,
     )
+    parser.lean = lean
     parser.add_argument("--version", action="version", version=f"fp8lint {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
     for name, (summary, fill) in SUBCOMMANDS.items():
-        arguments = sub.add_parser(name, help=summary)
+        if lean and command != name:
+            continue
+        arguments = sub.add_parser(name, help=summary, formatter_class=_Formatter)
         if command is None or command == name:
+            arguments.lean = lean
             fill(arguments)
     return parser
+
+
+def parse_arguments(words: list[str]) -> argparse.Namespace:
+    """`words` parsed.  A command line that starts with a subcommand, as pre-commit's does,
+    is parsed by that subcommand's parser alone; any error is reported by the full parser,
+    so that messages (and the usage they show) are argparse's as ever."""
+    # the first word that is not an option names the subcommand (only --version and --help
+    # may come before it); anything else builds every parser, for argparse's own messages
+    command = next((w for w in words if not w.startswith("-")), None)
+    if words and words[0] in SUBCOMMANDS:
+        try:
+            return build_parser(words[0], lean=True).parse_args(words)
+        except _Incomplete:
+            pass
+    return build_parser(command if command in SUBCOMMANDS else None).parse_args(words)
 
 
 def _check_arguments(check: argparse.ArgumentParser) -> None:
@@ -321,16 +391,17 @@ def cache_location(cache_dir: str | None, configs: Resolver) -> str:
     return location(project.root, project.cache_dir)
 
 
-def cache_enabled(args: argparse.Namespace, configs: Resolver) -> bool:
+def cache_enabled(args: argparse.Namespace, configs: Resolver | None) -> bool:
     """Only a plain check uses the cache (never --fix or --diff), unless --no-cache,
-    FP8LINT_NO_CACHE or `cache = false` turn it off."""
+    FP8LINT_NO_CACHE or `cache = false` turn it off (without `configs`: what the command line
+    and the environment say)."""
     if args.fix or args.diff or args.no_cache:
         return False
     from fp8lint.engine.cache import disabled_by_environment
 
     if disabled_by_environment():
         return False
-    return configs.for_path(".").cache is not False
+    return configs is None or configs.for_path(".").cache is not False
 
 
 def cmd_check(args: argparse.Namespace) -> int:
@@ -368,12 +439,13 @@ def cmd_check(args: argparse.Namespace) -> int:
         raise UsageError("--statistics cannot be combined with --fix or --diff")
     if args.exit_zero and args.exit_non_zero_on_fix:
         raise UsageError("--exit-zero and --exit-non-zero-on-fix exclude each other")
-    from fp8lint.engine.cache import disabled_by_environment
     from fp8lint.engine.config import Resolver
 
     configs = Resolver(
         args.config,
-        remember=not (args.fix or args.diff or args.no_cache or disabled_by_environment()),
+        # `--no-cache` needs no cache module (nor the `json` it imports): it is a pre-commit
+        # call's start-up cost
+        remember=cache_enabled(args, None),
         cache_dir=args.cache_dir or os.environ.get("FP8LINT_CACHE_DIR"),
     )
     if args.show_settings:
@@ -762,12 +834,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         reconfigure = getattr(stream, "reconfigure", None)
         if reconfigure is not None:
             reconfigure(errors="backslashreplace")
-    words = list(sys.argv[1:] if argv is None else argv)
-    # the first word that is not an option names the subcommand (only --version and --help
-    # may come before it); anything else builds every parser, for argparse's own messages
-    command = next((w for w in words if not w.startswith("-")), None)
-    parser = build_parser(command if command in SUBCOMMANDS else None)
-    args = parser.parse_args(words)
+    args = parse_arguments(list(sys.argv[1:] if argv is None else argv))
     handlers = {
         "check": cmd_check,
         "clean": cmd_clean,

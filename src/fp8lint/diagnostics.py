@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 from enum import Enum
 from functools import lru_cache
+
+from fp8lint.records import field, record
 
 
 class Severity(str, Enum):
@@ -18,7 +19,7 @@ class Severity(str, Enum):
         return {"info": 0, "warning": 1, "error": 2}[self.value]
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Related:
     """A second place a finding points at: where FP8 was enabled, an anchor, a default."""
 
@@ -37,7 +38,7 @@ class Applicability(str, Enum):
     DISPLAY_ONLY = "display-only"
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class TextEdit:
     """Replace characters `start`..`end` of the decoded text with `content`.
     Lines and columns are 1-based; the end is exclusive."""
@@ -55,7 +56,7 @@ class TextEdit:
 ANY_VALUE = "<any value>"
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Fix:
     applicability: Applicability
     message: str
@@ -74,7 +75,7 @@ class Fix:
         )
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Diagnostic:
     code: str
     name: str

@@ -156,13 +156,13 @@ def _unintended(name: str, setting: Setting[Any], chosen: list[Diagnostic]) -> s
 def refused(diags: list[Diagnostic], unsafe: bool, why: str) -> list[Diagnostic]:
     """`diags` after the fix loop gave up on the file: the fixes it would have applied are
     kept as advice without edits (not counted as fixable, no `[*]`), saying why."""
-    from dataclasses import replace
+    from fp8lint.records import replace as _replace
 
     out = []
     for d in diags:
         if d.fix is not None and d.fix.applies(unsafe):
-            fix = replace(d.fix, message=f"{d.fix.message} (not applied: {why})", edits=())
-            d = replace(d, fix=fix)
+            fix = _replace(d.fix, message=f"{d.fix.message} (not applied: {why})", edits=())
+            d = _replace(d, fix=fix)
         out.append(d)
     return out
 

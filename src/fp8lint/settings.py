@@ -6,10 +6,13 @@ Plain frozen data and no imports beyond the standard library: every layer may re
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
-from typing import Any
 
 from fp8lint.diagnostics import Severity
+from fp8lint.records import field, record
+
+TYPE_CHECKING = False  # typing's import is a tenth of a pre-commit call
+if TYPE_CHECKING:
+    from typing import Any
 
 # Larger files are not read.  4 MiB is far above any real config or recipe file and bounds the
 # worst case (measured in bench/RESULTS.md).
@@ -17,7 +20,7 @@ DEFAULT_MAX_BYTES = 4 * 1024 * 1024
 DEFAULT_FILE_TIMEOUT = 60.0  # seconds for one file's parse and rules; 0: no limit
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Selection:
     """Which rules run, ruff-style: `select` is the base, then `extend_select`, then `ignore`.
 
@@ -44,7 +47,7 @@ class Selection:
         return on
 
 
-@dataclass
+@record
 class RunSettings:
     selection: Selection = field(default_factory=Selection)
     options: dict[str, dict[str, Any]] = field(default_factory=dict)  # code -> option -> value
@@ -56,7 +59,7 @@ class RunSettings:
     command_line: frozenset[str] = frozenset()
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class PathRules:
     """Exclusions and per-file ignores given on the command line (patterns relative to the
     working directory).  As in ruff, `exclude` and `per_file_ignores` replace what the
@@ -75,7 +78,7 @@ class PathRules:
         )
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class FixMode:
     """`--fix` (write), `--diff` (write=False), with or without unsafe fixes."""
 

@@ -35,6 +35,30 @@ def test_non_fp8_files_import_nothing_heavy(tmp_path: Path) -> None:
     assert probe(tmp_path) == "HEAVY="
 
 
+STDLIB_PROBE = """
+import sys
+from fp8lint.cli import main
+code = main(["check", *sys.argv[1:]])
+print("STDLIB=" + ",".join(m for m in ("dataclasses", "inspect", "typing", "shutil", "json",
+                                      "fp8lint.engine.cache") if m in sys.modules))
+"""
+
+
+def test_non_fp8_files_do_not_import_dataclasses(tmp_path: Path) -> None:
+    """`dataclasses` (and the `inspect` it imports) and making dataclasses cost a pre-commit
+    call more than its check: the engine's records are `fp8lint.records` (issue 14).  Nor
+    typing (the modules on this path import it for type checkers only), nor shutil
+    (argparse's help formatter imports it), nor, with `--no-cache`, the cache."""
+    (tmp_path / "a.yaml").write_text("model:\n  hidden_size: 4096\n")
+    r = subprocess.run(
+        [sys.executable, "-c", STDLIB_PROBE, "--no-cache", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert r.stdout.strip().splitlines()[-1] == "STDLIB="
+
+
 def test_fp8_yaml_does_not_import_the_python_source(tmp_path: Path) -> None:
     (tmp_path / "a.yaml").write_text("MODEL_ARGS:\n  --fp8-format: hybrid\n")
     assert probe(tmp_path) == "HEAVY=fp8lint.model,fp8lint.rule,pydantic"
@@ -317,3 +341,36 @@ def test_omegaconf_only_for_interpolations(tmp_path: Path) -> None:
         "MODEL_ARGS:\n  --fp8-format: hybrid\n  --data-path: ${DATA_PATH}/text\n"
     )
     assert "omegaconf" not in probe(shell_vars).split("=", 1)[1].split(",")
+
+
+WARM_PROBE = """
+import sys
+from fp8lint.cli import main
+code = main(["check", *sys.argv[1:]])
+loaded = ("pydantic", "yaml", "omegaconf", "libcst", "fp8lint.rule", "fp8lint.model",
+          "fp8lint.frameworks", "fp8lint.documents.tree", "dataclasses", "typing")
+print("WARM=" + ",".join(m for m in loaded if m in sys.modules))
+"""
+
+
+def test_a_warm_cache_hit_imports_no_parser_model_or_rule(tmp_path: Path) -> None:
+    """A cache hit replays the stored findings: no YAML parser, no pydantic model, no
+    framework or rule, no dataclasses (issue 14: a warm check is to cost half yamllint's)."""
+    (tmp_path / "a.yaml").write_text("MODEL_ARGS:\n  --fp8-format: hybrid\n  --fp8-margin: 0\n")
+    env = {k: v for k, v in os.environ.items() if k not in ("FP8LINT_NO_CACHE", "FP8LINT_DEBUG")}
+    args = ["--cache-dir", str(tmp_path / "cache"), "--exit-zero", str(tmp_path / "a.yaml")]
+    outs = []
+    for _ in range(2):
+        r = subprocess.run(
+            [sys.executable, "-c", WARM_PROBE, *args],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            cwd=tmp_path,
+            env=env,
+        )
+        outs.append(r.stdout)
+    cold, warm = (o.strip().splitlines() for o in outs)
+    assert "pydantic" in cold[-1]  # the first run did lint
+    assert cold[:-1] == warm[:-1] and any("FP810" in line for line in warm)  # same findings
+    assert warm[-1] == "WARM="

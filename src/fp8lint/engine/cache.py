@@ -40,9 +40,7 @@ import time
 import zlib
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import TYPE_CHECKING, Any
 
 from fp8lint import __version__
 from fp8lint.diagnostics import (
@@ -53,8 +51,12 @@ from fp8lint.diagnostics import (
     Severity,
     TextEdit,
 )
+from fp8lint.records import field, record
 
+TYPE_CHECKING = False  # typing's import is a tenth of a pre-commit call
 if TYPE_CHECKING:
+    from typing import Any
+
     from fp8lint.settings import RunSettings
 
 FORMAT = 2  # of shards and of encoded diagnostics; bump on any change to either
@@ -415,7 +417,7 @@ def _decode_fix(raw: Any) -> Fix:
 # --------------------------------------------------------------------------- the cache
 
 
-@dataclass
+@record
 class Probe:
     """One file's lookup: a hit's findings, or what to store once the file is linted."""
 
@@ -429,7 +431,7 @@ class Probe:
     digest: str | None = None
 
 
-@dataclass
+@record
 class _Shard:
     settings: list[str] = field(default_factory=list)
     entries: dict[str, list[Any]] = field(default_factory=dict)

@@ -25,13 +25,15 @@ import functools
 import os
 import sys
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any
 
 from fp8lint.diagnostics import LocatedError, Severity
 from fp8lint.engine.units import parse_seconds, parse_size
+from fp8lint.records import field, record, replace
 
+TYPE_CHECKING = False  # typing's import is a tenth of a pre-commit call
 if TYPE_CHECKING:
+    from typing import Any
+
     from fp8lint.engine.cache import ConfigMemo
 
 __all__ = [
@@ -57,7 +59,7 @@ class ConfigError(LocatedError):
     """A configuration problem: reported with the file and key, exit code 2."""
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Config:
     path: str | None = None  # the file it came from (None: built-in defaults)
     root: str = "."
@@ -288,7 +290,7 @@ class _NoMemo(Exception):
     them reports why)."""
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class _Peek:
     has_table: bool
     cache: bool | None = None  # None: not set by this file

@@ -10,11 +10,14 @@ import codecs
 import os
 import stat
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
-from typing import Any
 
 from fp8lint.diagnostics import LocatedError
 from fp8lint.documents import kind_for
+from fp8lint.records import record
+
+TYPE_CHECKING = False  # typing's import is a tenth of a pre-commit call
+if TYPE_CHECKING:
+    from typing import Any
 
 # The prefilter: a file that names none of these cannot hold FP8 settings.  The first words
 # match in any case, the others as written: `msamp` in any case would catch every
@@ -148,7 +151,7 @@ class FileProblem(LocatedError):
     """A file that cannot be read (missing, binary, wrong encoding, too large)."""
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Decoded:
     """A file's text and how to write it back byte-for-byte: codec and byte-order mark."""
 

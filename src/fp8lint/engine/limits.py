@@ -8,12 +8,15 @@ import os
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Any, TypeVar
 
 from fp8lint.diagnostics import Diagnostic
 from fp8lint.engine.lint import problem
 
-_T = TypeVar("_T")
+TYPE_CHECKING = False  # typing's import is a tenth of a pre-commit call
+if TYPE_CHECKING:
+    from typing import Any, TypeVar
+
+    _T = TypeVar("_T")
 
 
 def quietly(work: Callable[[], _T]) -> _T | None:

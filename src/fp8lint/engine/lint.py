@@ -7,14 +7,16 @@ passed the prefilter.
 
 from __future__ import annotations
 
-from dataclasses import replace
 from functools import partial
-from typing import TYPE_CHECKING, Any
 
 from fp8lint.diagnostics import PARSE_ERROR, Diagnostic, Fix, Related, Severity
+from fp8lint.records import replace
 from fp8lint.settings import RunSettings
 
+TYPE_CHECKING = False  # typing's import is a tenth of a pre-commit call
 if TYPE_CHECKING:
+    from typing import Any
+
     from fp8lint.documents.text import Reader, SourceFile
     from fp8lint.fixes import FixResult
     from fp8lint.model import Fp8Site

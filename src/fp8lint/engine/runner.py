@@ -7,9 +7,7 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field, replace
 from functools import partial
-from typing import TYPE_CHECKING, Any
 
 from fp8lint.diagnostics import PARSE_ERROR, Diagnostic
 from fp8lint.documents import KINDS, kind_for
@@ -34,15 +32,19 @@ from fp8lint.engine.limits import (
 from fp8lint.engine.lint import fix_text, lint_text, preload, problem
 from fp8lint.engine.per_file import SettingsCache
 from fp8lint.engine.workers import Progress, in_workers, worker_count
+from fp8lint.records import field, record, replace
 from fp8lint.settings import FixMode, PathRules, RunSettings
 
+TYPE_CHECKING = False  # typing's import is a tenth of a pre-commit call
 if TYPE_CHECKING:
+    from typing import Any
+
     from fp8lint.engine.cache import Cache, Dependency, Probe
     from fp8lint.engine.config import Resolver
     from fp8lint.fixes import FixResult
 
 
-@dataclass
+@record
 class RunResult:
     diagnostics: list[Diagnostic] = field(default_factory=list)
     files_seen: int = 0
@@ -268,7 +270,7 @@ def run_stdin(
     return result, decoded.bom + outcome.text.encode(decoded.encoding)
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class ReadJob:
     """One file for `check`: read, prefilter, lint.  `record`: report the bytes' fingerprint
     and hash and the files linting read, for the cache; `expected`: the hash the cache holds
@@ -283,7 +285,7 @@ class ReadJob:
     expected: str | None = None
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Outcome:
     """What checking one file gave: findings, whether it passed the prefilter, and for the
     cache the file's facts (fingerprint, trusted, sha256) and the files it read (None: not to
@@ -405,7 +407,7 @@ def _lint_all(jobs: list[Job]) -> Iterator[tuple[list[Diagnostic], list[Dependen
     yield from in_workers(_lint_job, jobs, max(1, len(jobs) // (workers * 4)), workers)
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class FixJob:
     """One file for `--fix`/`--diff`: its bytes as read (a file that no longer holds them is
     never written), decoded, and its settings."""

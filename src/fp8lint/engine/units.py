@@ -9,7 +9,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from typing import Any
+
+TYPE_CHECKING = False  # typing's import is a tenth of a pre-commit call
+if TYPE_CHECKING:
+    from typing import Any
 
 _SIZE = re.compile(r"(?i)^\s*(\d+(?:\.\d+)?)\s*(b|kb|mb|gb|kib|mib|gib)?\s*$")
 SIZE_PATTERN = r"^\s*\d+(\.\d+)?\s*([bB]|[kKmMgG][iI]?[bB])?\s*$"  # the same, for JSON Schema

@@ -13,10 +13,13 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Callable, Iterable, Iterator
-from typing import Any, TypeVar
 
-J = TypeVar("J")
-R = TypeVar("R")
+TYPE_CHECKING = False  # typing's import is a tenth of a pre-commit call
+if TYPE_CHECKING:
+    from typing import Any, TypeVar
+
+    J = TypeVar("J")
+    R = TypeVar("R")
 
 PROGRESS_DELAY_S = 2.0
 

@@ -8,9 +8,8 @@ Every format is deterministic for a given input (the engine hands diagnostics ov
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 from fp8lint.diagnostics import Diagnostic, Severity
+from fp8lint.records import field, record
 
 OUTPUT_FORMATS = (
     "text",
@@ -25,7 +24,7 @@ OUTPUT_FORMATS = (
 )
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class RuleMeta:
     """What an output format may say about a rule (SARIF rules, links): plain data, so that
     renderers never import rule classes."""
@@ -37,7 +36,7 @@ class RuleMeta:
     page: str  # the rule's Markdown page
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Report:
     diagnostics: list[Diagnostic]
     files_seen: int = 0

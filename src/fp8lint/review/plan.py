@@ -12,10 +12,11 @@ import hashlib
 import re
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 
 from fp8lint.diagnostics import Applicability, Diagnostic, Severity, TextEdit, fingerprint
+from fp8lint.records import replace
 
 SUMMARY_MARKER = "<!-- fp8lint:summary -->"
 RESOLVED_MARKER = "<!-- fp8lint:resolved -->"
