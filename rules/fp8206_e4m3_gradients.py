@@ -6,7 +6,7 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from fp8lint.diagnostics import Applicability, Severity
-from fp8lint.model import Fp8Format, Fp8Site, Framework
+from fp8lint.model import Fp8Format, Fp8Site
 from fp8lint.rule import Example, Finding, FixPlan, Rule, SetValue, term, where
 
 
@@ -14,12 +14,8 @@ class E4m3Gradients(Rule):
     code = "FP8206"
     name = "e4m3-gradients"
     severity = Severity.INFO
-    severity_note = (
-        "warning with delayed scaling, except in Accelerate configs: Accelerate's own FP8 "
-        "template ships E4M3"
-    )
     fix = Applicability.SAFE
-    summary = "E4M3 gradients with a per-tensor recipe (warning with delayed scaling)"
+    summary = "E4M3 gradients with a per-tensor recipe"
     valid = (
         Example(
             "hybrid.yaml",
@@ -78,13 +74,7 @@ class E4m3Gradients(Rule):
             note=(
                 "E4M3 spans about 17.8 binades (max 448), E5M2 31.8 (max 57344); gradients "
                 "need the range, and TE's docs prefer E5M2 for them"
-            ),
-            # a trade-off the stack itself publishes is info (Accelerate's FP8 template,
-            # examples/config_yaml_templates/fp8.yaml, and its older default format)
-            severity=(
-                Severity.WARNING
-                if site.is_delayed and site.framework is not Framework.ACCELERATE
-                else None
+                + (" (one stale scale per tensor: delayed scaling)" if site.is_delayed else "")
             ),
             fix=FixPlan(
                 Applicability.SAFE, "use the hybrid format", (SetValue("fmt", Fp8Format.HYBRID),)

@@ -413,7 +413,7 @@ def test_stdin_with_a_file_name(tmp_path: Path) -> None:
 
 # ----------------------------------------------------------------- flags as ruff users expect
 
-TWO_RULES = "MODEL_ARGS:\n  --fp8-format: e4m3\n  --fp8-margin: 9\n"  # FP8105, FP8206 (+FP8101)
+TWO_RULES = "MODEL_ARGS:\n  --fp8-format: e4m3\n  --fp8-margin: 9\n"  # FP8105, FP8206 (both info)
 
 
 def codes_of(stdout: str) -> list[str]:
@@ -452,7 +452,9 @@ def test_unsafe_fixes_alone_does_not_change_the_hint(tmp_path: Path) -> None:
 def test_statistics(tmp_path: Path) -> None:
     write(tmp_path, "a.yaml", TWO_RULES)
     write(tmp_path, "b.yaml", TWO_RULES.replace("9", "8"))
-    r = run_cli("check", ".", "--statistics", cwd=tmp_path)
+    # both rules are info: the exit code follows --fail-on, as without --statistics
+    assert run_cli("check", ".", "--statistics", cwd=tmp_path).returncode == 0
+    r = run_cli("check", ".", "--statistics", "--fail-on", "info", cwd=tmp_path)
     assert r.returncode == 1
     lines = r.stdout.splitlines()
     assert "2\tFP8105\tlarge-margin" in lines
