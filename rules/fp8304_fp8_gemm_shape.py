@@ -10,7 +10,7 @@ from fp8lint.model import Fp8Site, Recipe
 from fp8lint.rule import Example, Finding, FixPlan, Rule, where
 
 # (leading-dims multiple, last-dim multiple) per recipe: TE `assert_dim_for_fp8_exec` (8, 16),
-# MXFP8 blocks of 32, Float8BlockScaling blocks of 128, NVFP4 16 (fp8-config-surface.md §8.1)
+# MXFP8 blocks of 32, Float8BlockScaling blocks of 128, NVFP4 16
 ALIGN = {
     Recipe.DELAYED: (8, 16),
     Recipe.TENSORWISE: (8, 16),

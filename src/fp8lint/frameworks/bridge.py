@@ -6,7 +6,7 @@ The config's fields are TransformerConfig fields with Bridge's defaults
 are NeMo 2's (`nemo2.PRESETS`) plus two delayed-scaling names of Bridge's own, and Bridge's
 MXFP8 presets write `fp8 = "e4m3"`.  A preset named as a string (`mixed_precision=
 "bf16_with_fp8_mixed"`) is Bridge's: its config container looks the name up.  Names and
-values: ../shared/reference/fp8-config-surface.md §3.3; Megatron-Bridge
+values: Megatron-Bridge
 `src/megatron/bridge/training/mixed_precision.py`.
 """
 

@@ -2,7 +2,7 @@
 `--yaml-cfg` / serialized `TransformerConfig` mappings.
 
 Flag names and defaults: Megatron-LM `megatron/training/arguments.py` and
-`megatron/core/transformer/transformer_config.py` (see fp8-config-surface.md §2).  In a
+`megatron/core/transformer/transformer_config.py`.  In a
 functional-test `model_config.yaml`, `true` means the bare flag
 (`tests/functional_tests/shell_test_utils/_run_training.sh`).
 """

@@ -3,7 +3,7 @@
 
 The plugin's fields are TransformerConfig fields with NeMo 2's defaults
 (`transformer_config.NEMO2_DEFAULTS`); a preset (`bf16_with_fp8_mixed()`, ...) fixes some of
-them.  Names and values: ../shared/reference/fp8-config-surface.md §3.2; NeMo
+them.  Names and values: NeMo
 `nemo/collections/llm/recipes/precision/mixed_precision.py`.
 """
 

@@ -3,7 +3,7 @@ and the Python recognizers for what code does with them: the recipe calls, the a
 that uses each recipe and the amax-reduction group it gives it, a TE linear used as the
 output head, and activation recompute through PyTorch's own checkpoint.
 
-Names, fields and defaults: ../shared/reference/fp8-config-surface.md §1; TE
+Names, fields and defaults: TE
 `transformer_engine/common/recipe/__init__.py` (`DelayedScaling` and its siblings).
 
 libcst is imported only by the recognizers (below the data): Megatron's YAML reads the

@@ -2,7 +2,7 @@
 `fp8_autocast(enabled=True)`) that pass no recipe run TE's default recipe.
 
 `recipe=None` (`fp8_recipe=None`) makes TE call `get_default_fp8_recipe()`
-(`transformer_engine/pytorch/quantization.py`, fp8-config-surface.md §1.10): `DelayedScaling()`
+(`transformer_engine/pytorch/quantization.py`): `DelayedScaling()`
 on Hopper and Ada (HYBRID, margin 0, history 1024, `max`), `MXFP8BlockScaling()` on
 Blackwell, `Float8CurrentScaling()` on compute capability 12.  The hardware is not in the file,
 so the site takes the Hopper default, as the issue asks and as the recipe most such code was

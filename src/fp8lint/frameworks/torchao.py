@@ -5,7 +5,7 @@ recipe) and its `module_filter_fn` (which linears stay in high precision).
 `nn.Linear` the filter accepts (all of them without one) for `Float8Linear`; `config=None`
 is `Float8LinearConfig()`, whose cast configs are dynamic tensorwise (E4M3 forward, E5M2
 gradients).  `Float8LinearConfig.from_recipe_name` names the other recipes.  Names and
-values: ../shared/reference/fp8-config-surface.md §6.1; torchao `torchao/float8/config.py`
+values: torchao `torchao/float8/config.py`
 and `float8_linear_utils.py`.
 """
 

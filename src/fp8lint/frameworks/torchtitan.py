@@ -9,7 +9,7 @@ router (`...router.gate`) are converted unless listed.  The MX default filter is
 `["output"]`; the late-2024 converter skipped the output layer itself.  torchao scaling is
 dynamic: `tensorwise` (the default recipe, E4M3 forward and E5M2 gradients) or `rowwise`.
 Sources: pytorch/torchtitan `torchtitan/config/job_config.py` @238fa99, `components/
-quantization/float8.py` (fp8-config-surface.md §6.1-6.2).
+quantization/float8.py`.
 """
 
 from __future__ import annotations

@@ -8,8 +8,7 @@ turns the written fields into an `Fp8Site` where every missing field is that sta
 
 Sources: Megatron-LM `megatron/core/transformer/transformer_config.py` and
 `megatron/core/fp8_utils.py`; NeMo `nemo/lightning/pytorch/plugins/mixed_precision.py`;
-Megatron-Bridge `src/megatron/bridge/training/mixed_precision.py` (commits in
-../shared/reference/fp8-config-surface.md §0).
+Megatron-Bridge `src/megatron/bridge/training/mixed_precision.py`.
 """
 
 from __future__ import annotations

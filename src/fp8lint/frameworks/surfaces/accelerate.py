@@ -11,7 +11,7 @@ in the handlers, `OptLevel = Literal["O1", "O2"]`, `FP8Format = Literal["HYBRID"
 `enable_fsdp_float8_all_gather`); `src/accelerate/commands/launch.py` L1257-1271 (which
 `fp8_config` keys are read); `examples/config_yaml_templates/fp8.yaml`.  Accelerate upper-
 cases the format and lower-cases the algorithm it reads from the environment, so case is
-folded here too.  Summarized in shared/reference/fp8-config-surface.md §4.
+folded here too.
 """
 
 from __future__ import annotations

@@ -5,8 +5,7 @@
 Sources (NVIDIA-NeMo/Megatron-Bridge@067f987df03b8355b03192d88d70f1709fedf51a):
 `src/megatron/bridge/training/mixed_precision.py` L33-75 (`MixedPrecisionConfig`) and
 L167-182 (presets registered by name); `src/megatron/bridge/training/config.py` L1008
-(`ConfigContainer.mixed_precision`).  Summarized in shared/reference/fp8-config-surface.md
-§3.3.
+(`ConfigContainer.mixed_precision`).
 """
 
 from __future__ import annotations

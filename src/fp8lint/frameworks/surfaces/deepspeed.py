@@ -6,7 +6,7 @@ v0.16.5: precision is `fp16`, `bf16`, `amp`).  MS-AMP's patched DeepSpeed reads 
 (MS-AMP user tutorial, https://azure.github.io/MS-AMP/docs/user-tutorial/usage; the
 `msamp/deepspeed/` package of Azure/MS-AMP@0323b6b75b63c69016b75d6282906aaf79aeaf85 stored
 here wraps the engine and adds `msamp_adam` / `msamp_adamw` optimizers).  The level is matched
-exactly, as MS-AMP compares it.  Summarized in shared/reference/fp8-config-surface.md §5.
+exactly, as MS-AMP compares it.
 """
 
 from __future__ import annotations

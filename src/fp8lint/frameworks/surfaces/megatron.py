@@ -16,8 +16,7 @@ Optional[Literal['e4m3','hybrid']]`, `fp8_recipe`, `fp8_margin`, `fp8_interval`,
 L12-19 (`Fp8Recipe`: tensorwise, delayed, mxfp8, blockwise, custom);
 `megatron/training/argument_utils.py` L45-200 (flags generated from the fields) and
 `megatron/training/arguments.py` (`--fp8-param-gather`; the legacy `--fp8-e4m3` /
-`--fp8-hybrid`, replaced by `--fp8-format` in commit 1b7a3836).  Summarized in
-shared/reference/fp8-config-surface.md §2.2-2.3.
+`--fp8-hybrid`, replaced by `--fp8-format` in commit 1b7a3836).
 
 Values are read as fp8lint always read them: case-insensitive choices, integers that may be
 written as integral floats or decimal strings, `fp8: false` as FP8 off.

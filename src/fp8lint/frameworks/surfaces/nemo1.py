@@ -13,7 +13,6 @@ Sources (NVIDIA/NeMo@8cfedd7203462cb251a914e700e5605444277561):
 `fp8_amax_compute_algo: max`, `reduce_amax`); `nemo/collections/nlp/models/language_modeling/
 megatron_gpt_model.py` L2240-2247 (the format from the two booleans) and L612 (`fp8_params`);
 `megatron_base_model.py` `build_transformer_config` (TransformerConfig fields by name).
-Summarized in shared/reference/fp8-config-surface.md §3.1.
 """
 
 from __future__ import annotations

@@ -9,8 +9,7 @@ fields.
 Sources (NVIDIA/NeMo@8cfedd7203462cb251a914e700e5605444277561):
 `nemo/lightning/pytorch/plugins/mixed_precision.py` (`MegatronMixedPrecision.__init__`,
 `DtypeConfig`, `update_config_with_dtype_overrides` L290-311);
-`nemo/collections/llm/recipes/precision/mixed_precision.py` (the presets).  Summarized in
-shared/reference/fp8-config-surface.md §3.2.
+`nemo/collections/llm/recipes/precision/mixed_precision.py` (the presets).
 """
 
 from __future__ import annotations

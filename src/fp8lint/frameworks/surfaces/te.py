@@ -10,8 +10,7 @@ L172-282 (`DelayedScaling`: `margin: int`, `fp8_format: Format`, `amax_history_l
 `fp8_dpa: bool`, `fp8_mha: bool`); `interval` was removed in v2.3 (commit 945a559b) and
 `override_linear_precision` in v2.0.  An integral float passes (the recipes are pydantic
 dataclasses); a string for an integer is reported, as a mistake in code.  A format
-is written as a `Format` member; the recognizer hands over its name.  Summarized in
-shared/reference/fp8-config-surface.md §1.
+is written as a `Format` member; the recognizer hands over its name.
 """
 
 from __future__ import annotations

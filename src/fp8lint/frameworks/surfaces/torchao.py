@@ -7,8 +7,7 @@ from `all_tensorwise`, `all_axiswise`, `lw_axiswise_with_gw_hp` by commit 7fc8ad
 fp8lint still reads; `Float8LinearConfig`: `enable_fsdp_float8_all_gather`, `pad_inner_dim`,
 `emulate`, `force_recompute_fp8_weight_in_bwd`, `round_scales_to_power_of_2`, all bool).
 A name written as a `Float8LinearRecipeName` member is handed over as its lower-cased
-member name; a string must match exactly, as the enum lookup does.  Summarized in
-shared/reference/fp8-config-surface.md §6.1.
+member name; a string must match exactly, as the enum lookup does.
 """
 
 from __future__ import annotations

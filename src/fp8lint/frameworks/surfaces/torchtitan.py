@@ -10,8 +10,7 @@ section was `[float8]` before commit 5b5d46856 (with `moe_fqns_prototype`, and i
 (pytorch/ao@36027d82 `torchao/float8/config.py`; the pre-0.9 names `all_tensorwise`,
 `all_axiswise`, `lw_axiswise_with_gw_hp` still read, renamed in commit 7fc8ad40d).  TOML
 values are typed, and torchtitan copies them into its dataclass unconverted, so a boolean
-must be a TOML boolean and names match exactly.  Summarized in
-shared/reference/fp8-config-surface.md §6.2.
+must be a TOML boolean and names match exactly.
 """
 
 from __future__ import annotations
