@@ -22,6 +22,7 @@ from typing import Any, cast
 from fp8lint.documents.text import SourceFile
 from fp8lint.documents.tree import Document, Node, walk
 from fp8lint.frameworks.base import Arg, default, invalid_note, note, written
+from fp8lint.frameworks.torchao import implied_format
 from fp8lint.frameworks.torchtitan import RECIPES
 from fp8lint.frameworks.transformer_config import as_bool
 from fp8lint.frameworks.tree_args import args_of_map, edit_info
@@ -146,17 +147,10 @@ def _torchao_site(file: SourceFile, doc: Document, root: Node) -> Fp8Site:
             known=False, span=name.value_span, key=name.key, provenance="written"
         )
     if recipe_name is not None:
-        tensorwise = recipe_name == "tensorwise"
-        values["fmt"] = default(
-            Fp8Format.HYBRID if tensorwise else Fp8Format.E4M3,
-            "torchao",
-            "fp8.recipe_name",
-            values["recipe"].span,
-            "tensorwise casts gradients to E5M2 (E4M3 forward)"
-            if tensorwise
-            else f"{recipe_name} casts every operand to E4M3",
-        )
-        if not tensorwise:
+        fmt = implied_format(values["recipe"], "fp8.recipe_name")
+        if fmt is not None:
+            values["fmt"] = fmt
+        if recipe_name != "tensorwise":
             for key in TENSORWISE_ONLY:
                 arg = args.get(key)
                 if arg is not None and arg.known and as_bool(arg.value):
