@@ -141,8 +141,9 @@ def test_progress_only_on_a_terminal_outside_ci(monkeypatch: pytest.MonkeyPatch)
 def test_piped_runs_import_no_progress_library(tmp_path: Path) -> None:
     (tmp_path / "a.yaml").write_text(RISKY)
     code = (
-        "import sys; from fp8lint.cli import main; main(['check', '-q', sys.argv[1]]); "
-        "print('TQDM=' + str('tqdm' in sys.modules))"
+        "import sys; before = set(sys.modules); from fp8lint.cli import main; "
+        "main(['check', '-q', sys.argv[1]]); "
+        "print('TQDM=' + str('tqdm' in set(sys.modules) - before))"
     )
     r = subprocess.run(
         [sys.executable, "-c", code, str(tmp_path)], capture_output=True, text=True, timeout=60

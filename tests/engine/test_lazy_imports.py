@@ -13,10 +13,12 @@ import pytest
 
 PROBE = """
 import sys
+BEFORE = set(sys.modules)  # what the interpreter and site hooks loaded
 from fp8lint.cli import main
 code = main(["check", *sys.argv[1:]])
+NEW = set(sys.modules) - BEFORE  # what fp8lint loaded
 heavy = sorted(m for m in ("pydantic", "omegaconf", "libcst", "fp8lint.rule", "fp8lint.model",
-                           "fp8lint.frameworks.python_sites") if m in sys.modules)
+                           "fp8lint.frameworks.python_sites") if m in NEW)
 print("HEAVY=" + ",".join(heavy))
 """
 
@@ -37,10 +39,12 @@ def test_non_fp8_files_import_nothing_heavy(tmp_path: Path) -> None:
 
 STDLIB_PROBE = """
 import sys
+BEFORE = set(sys.modules)  # what the interpreter and site hooks loaded
 from fp8lint.cli import main
 code = main(["check", *sys.argv[1:]])
+NEW = set(sys.modules) - BEFORE  # what fp8lint loaded
 print("STDLIB=" + ",".join(m for m in ("dataclasses", "inspect", "typing", "shutil", "json",
-                                      "fp8lint.engine.cache") if m in sys.modules))
+                                      "fp8lint.engine.cache") if m in NEW))
 """
 
 
@@ -83,9 +87,11 @@ def test_python_that_names_no_site_does_not_import_libcst(tmp_path: Path) -> Non
 
 SIMULATE_PROBE = """
 import sys
+BEFORE = set(sys.modules)  # what the interpreter and site hooks loaded
 from fp8lint.cli import main
 code = main(["check", *sys.argv[1:]])
-print("SIMULATE=" + ",".join(sorted(m for m in ("numpy", "pyarrow", "polars") if m in sys.modules)))
+NEW = set(sys.modules) - BEFORE  # what fp8lint loaded
+print("SIMULATE=" + ",".join(sorted(m for m in ("numpy", "pyarrow", "polars") if m in NEW)))
 """
 
 
@@ -109,10 +115,12 @@ def test_check_never_imports_the_simulate_extra(tmp_path: Path) -> None:
 
 MEMO_PROBE = """
 import json, sys
+BEFORE = set(sys.modules)  # what the interpreter and site hooks loaded
 from fp8lint.cli import main
 code = main(["check", *sys.argv[1:]])
-print(json.dumps({"code": code, "pydantic": "pydantic" in sys.modules,
-                  "tomllib": "tomllib" in sys.modules or "tomli" in sys.modules}))
+NEW = set(sys.modules) - BEFORE  # what fp8lint loaded
+print(json.dumps({"code": code, "pydantic": "pydantic" in NEW,
+                  "tomllib": bool({"tomllib", "tomli"} & NEW)}))
 """
 
 CONFIG = (
@@ -345,11 +353,13 @@ def test_omegaconf_only_for_interpolations(tmp_path: Path) -> None:
 
 WARM_PROBE = """
 import sys
+BEFORE = set(sys.modules)  # what the interpreter and site hooks loaded
 from fp8lint.cli import main
 code = main(["check", *sys.argv[1:]])
+NEW = set(sys.modules) - BEFORE  # what fp8lint loaded
 loaded = ("pydantic", "yaml", "omegaconf", "libcst", "fp8lint.rule", "fp8lint.model",
           "fp8lint.frameworks", "fp8lint.documents.tree", "dataclasses", "typing")
-print("WARM=" + ",".join(m for m in loaded if m in sys.modules))
+print("WARM=" + ",".join(m for m in loaded if m in NEW))
 """
 
 
