@@ -101,6 +101,52 @@ def test_legal_deep_indentation_is_read_on_any_calling_thread(tmp_path: Path) ->
     assert r.stdout.strip() == "[1]"
 
 
+def test_one_deep_thread_serves_every_parse() -> None:
+    """A thread per file left a malloc arena behind per file, and a worker's memory grew
+    with the files it parsed: every `deep` call of a process runs on one thread."""
+    import threading
+
+    seen = {py.deep(threading.get_ident) for _ in range(5)}
+    assert len(seen) == 1 and threading.get_ident() not in seen
+
+
+def test_a_caller_that_stops_waiting_abandons_the_deep_thread() -> None:
+    """A file's time limit (or Ctrl-C) interrupts the wait, not the work: the next call must
+    not receive the abandoned work's result, so it gets a new thread."""
+    import threading
+    import time
+
+    release = threading.Event()
+
+    def slow() -> str:
+        release.wait(5)
+        return "stale"
+
+    class Stop(BaseException):
+        pass
+
+    def interrupt_soon() -> None:
+        time.sleep(0.2)
+        import signal
+
+        signal.pthread_kill(main, signal.SIGUSR1)
+
+    import signal
+
+    main = threading.get_ident()
+    previous = signal.signal(signal.SIGUSR1, lambda *_: (_ for _ in ()).throw(Stop()))
+    try:
+        first = py.deep(threading.get_ident)
+        threading.Thread(target=interrupt_soon).start()
+        with pytest.raises(Stop):
+            py.deep(slow)
+    finally:
+        signal.signal(signal.SIGUSR1, previous)
+        release.set()
+    assert py.deep(lambda: "fresh") == "fresh"
+    assert py.deep(threading.get_ident) != first
+
+
 # -- parse errors ----------------------------------------------------------------------------
 
 

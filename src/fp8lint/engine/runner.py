@@ -8,6 +8,7 @@ import os
 import time
 from collections.abc import Callable, Iterable, Iterator
 from functools import partial
+from itertools import islice
 
 from fp8lint.diagnostics import PARSE_ERROR, Diagnostic
 from fp8lint.documents import KINDS, kind_for
@@ -31,7 +32,7 @@ from fp8lint.engine.limits import (
 )
 from fp8lint.engine.lint import fix_text, lint_text, preload, problem
 from fp8lint.engine.per_file import SettingsCache
-from fp8lint.engine.workers import Progress, in_workers, worker_count
+from fp8lint.engine.workers import Progress, WorkerPool, in_workers, worker_count
 from fp8lint.records import field, record, replace
 from fp8lint.settings import FixMode, PathRules, RunSettings
 
@@ -129,66 +130,17 @@ def _run(
     cache: Cache | None,
     rules: PathRules | None,
 ) -> None:
-    jobs: list[ReadJob] = []
     fix_jobs: list[FixJob] = []
-    probes: list[Probe | None] = []
     per_file = SettingsCache(cli, configs, rules)
     excluded = per_file.excluded if configs is not None or per_file.paths.given else None
-    shown_of = DisplayPaths()
-    for path, explicit in discover(paths, excluded, force_exclude):
-        settings = per_file.settings(path, explicit)
-        parse_enabled = settings.selection.enabled(PARSE_ERROR[0], PARSE_ERROR[1], True)
-        shown = display_path(path) if explicit else shown_of(path)
-        kind = kind_for(path)
-        if kind is None:
-            if explicit and not os.path.exists(path):
-                kind = "missing"
-            elif explicit and os.path.isdir(path):
-                kind = "dir"
-            else:
-                if explicit:
-                    result.not_read.append((shown, NOT_A_CONFIG))
-                continue
-        result.files_seen += 1
-        result.files_done += 1  # counted back out below for files still to be checked
-        if kind in ("missing", "dir"):
-            if parse_enabled:
-                message = (
-                    "no such file or directory"
-                    if kind == "missing"
-                    else ("is a directory, not a file")
-                )
-                result.diagnostics.append(problem(shown, message))
-            continue
-        if fix is not None:
-            try:
-                data, _ = read_bytes(path, settings.max_bytes)
-                decoded = decode(data)
-            except FileProblem as exc:
-                if parse_enabled:
-                    result.diagnostics.append(problem(shown, exc.message, exc.line, exc.column))
-                continue
-            if decoded is None:
-                continue
-            result.files_parsed += 1
-            fix_jobs.append(FixJob(path, shown, data, decoded, kind, settings, parse_enabled))
-            continue
-        probe = None if cache is None else quietly(partial(cache.probe, path, shown, settings))
-        if probe is not None and probe.hit:  # unchanged since a run that stored it
-            if probe.diagnostics is not None:
-                result.files_parsed += 1
-                result.diagnostics.extend(probe.diagnostics)
-            continue
-        expected = probe.entry[3] if probe is not None and probe.entry is not None else None
-        jobs.append(
-            ReadJob(path, shown, kind, settings, parse_enabled, probe is not None, expected)
-        )
-        probes.append(probe)
-    result.files_done -= len(jobs) + len(fix_jobs)
+    found = discover(paths, excluded, force_exclude)
+    stream = _jobs(result, found, per_file, fix, cache, fix_jobs)
     if fix is not None:
+        for _ in stream:  # every file's bytes are in `fix_jobs` (only files that mention FP8)
+            pass
         _fix_all(fix_jobs, fix, result)
         return
-    for job, probe, outcome in zip(jobs, probes, _check_all(jobs), strict=False):
+    for job, probe, outcome in _check_all(stream):
         result.files_done += 1
         if cache is not None and probe is not None and outcome.facts is not None:
             if quietly(partial(cache.confirm_facts, probe, *outcome.facts)) is None:
@@ -207,6 +159,73 @@ def _run(
             quietly(partial(cache.store, probe, stored, outcome.dependencies or ()))
     if cache is not None:
         quietly(cache.save)
+
+
+Checked = tuple["ReadJob", "Probe | None"]
+
+
+def _jobs(
+    result: RunResult,
+    found: Iterable[tuple[str, bool]],
+    per_file: SettingsCache,
+    fix: FixMode | None,
+    cache: Cache | None,
+    fix_jobs: list[FixJob],
+) -> Iterator[Checked]:
+    """Each discovered file, as it is found: what ends here (a missing path, a directory, a
+    cache hit, a file to fix) goes into `result` or `fix_jobs`; a file to read and lint is
+    yielded with its cache probe.  Nothing here holds the whole tree."""
+    shown_of = DisplayPaths()
+    for path, explicit in found:
+        settings = per_file.settings(path, explicit)
+        parse_enabled = settings.selection.enabled(PARSE_ERROR[0], PARSE_ERROR[1], True)
+        shown = display_path(path) if explicit else shown_of(path)
+        kind = kind_for(path)
+        if kind is None:
+            if explicit and not os.path.exists(path):
+                kind = "missing"
+            elif explicit and os.path.isdir(path):
+                kind = "dir"
+            else:
+                if explicit:
+                    result.not_read.append((shown, NOT_A_CONFIG))
+                continue
+        result.files_seen += 1
+        if kind in ("missing", "dir"):
+            result.files_done += 1
+            if parse_enabled:
+                message = (
+                    "no such file or directory"
+                    if kind == "missing"
+                    else ("is a directory, not a file")
+                )
+                result.diagnostics.append(problem(shown, message))
+            continue
+        if fix is not None:
+            try:
+                data, _ = read_bytes(path, settings.max_bytes)
+                decoded = decode(data)
+            except FileProblem as exc:
+                result.files_done += 1
+                if parse_enabled:
+                    result.diagnostics.append(problem(shown, exc.message, exc.line, exc.column))
+                continue
+            if decoded is None:
+                result.files_done += 1
+                continue
+            result.files_parsed += 1
+            fix_jobs.append(FixJob(path, shown, data, decoded, kind, settings, parse_enabled))
+            continue
+        probe = None if cache is None else quietly(partial(cache.probe, path, shown, settings))
+        if probe is not None and probe.hit:  # unchanged since a run that stored it
+            result.files_done += 1
+            if probe.diagnostics is not None:
+                result.files_parsed += 1
+                result.diagnostics.extend(probe.diagnostics)
+            continue
+        expected = probe.entry[3] if probe is not None and probe.entry is not None else None
+        job = ReadJob(path, shown, kind, settings, parse_enabled, probe is not None, expected)
+        yield job, probe
 
 
 POOL_MIN_FILES = 16  # below this, starting worker processes costs more than it saves
@@ -338,19 +357,37 @@ def _read_job(
     return decoded, facts
 
 
-def _check_all(jobs: list[ReadJob]) -> Iterator[Outcome]:
-    """Check every file, in job order.  Many files: worker processes read, prefilter and lint
-    them (the prefilter's scan is most of a large run).  Fewer: this process reads them, and
-    the ones that pass the prefilter go to workers when there are enough (`_lint_all`)."""
+# files discovered ahead of the workers: enough to keep them busy, few enough that memory
+# does not grow with the tree (each waiting job is a path, its display path and settings)
+BATCH_FILES = 4096
+
+
+def _check_all(stream: Iterator[Checked]) -> Iterator[tuple[ReadJob, Probe | None, Outcome]]:
+    """Check every file, in discovery order, in batches of `BATCH_FILES`.  Many files: worker
+    processes read, prefilter and lint them (the prefilter's scan is most of a large run), one
+    pool for all batches.  Fewer: this process reads them, and the ones that pass the
+    prefilter go to workers when there are enough (`_read_then_lint`, `_lint_all`)."""
     workers = worker_count()
-    with Progress(len(jobs)) as progress:
-        if workers > 1 and len(jobs) >= READ_POOL_MIN_FILES:
-            chunk = max(1, min(64, len(jobs) // (workers * 4)))
-            for outcome in in_workers(_check_job, jobs, chunk, workers):
-                progress.update()
-                yield outcome
+    batch = list(islice(stream, BATCH_FILES))
+    with Progress(len(batch)) as progress:
+        if workers > 1 and len(batch) >= READ_POOL_MIN_FILES:
+            with WorkerPool(workers) as pool:
+                while batch:
+                    chunk = max(1, min(64, len(batch) // (workers * 4)))
+                    jobs = [job for job, _ in batch]
+                    outcomes = pool.imap(_check_job, jobs, chunk)
+                    for (job, probe), outcome in zip(batch, outcomes, strict=True):
+                        progress.update()
+                        yield job, probe, outcome
+                    batch = list(islice(stream, BATCH_FILES))
+                    progress.grow(len(batch))
             return
-        yield from _read_then_lint(jobs, progress)
+        while batch:
+            outcomes = _read_then_lint([job for job, _ in batch], progress)
+            for (job, probe), outcome in zip(batch, outcomes, strict=True):
+                yield job, probe, outcome
+            batch = list(islice(stream, BATCH_FILES))
+            progress.grow(len(batch))
 
 
 def _read_then_lint(jobs: list[ReadJob], progress: Progress) -> list[Outcome]:

@@ -41,19 +41,34 @@ def in_workers(
     """`fn` over `jobs` in worker processes, results in job order.  An exception in this
     process while results are awaited (KeyboardInterrupt above all) terminates the workers at
     once, then propagates."""
-    import multiprocessing
-
-    pool = multiprocessing.get_context().Pool(
-        workers or worker_count(), initializer=_ignore_interrupts
-    )
-    try:
+    with WorkerPool(workers) as pool:
         yield from pool.imap(fn, jobs, chunksize)
-        pool.close()
-    except BaseException:
-        pool.terminate()
-        raise
-    finally:
-        pool.join()
+
+
+class WorkerPool:
+    """A process pool that several batches of work can share (`imap` on it keeps job order).
+    Leaving normally waits for the workers; leaving by an exception, or abandoning a generator
+    suspended inside, terminates them first.  (A class: contextlib is not imported on the
+    start-up path.)"""
+
+    def __init__(self, workers: int | None = None) -> None:
+        self._workers = workers or worker_count()
+        self._pool: Any = None
+
+    def __enter__(self) -> Any:
+        import multiprocessing
+
+        self._pool = multiprocessing.get_context().Pool(
+            self._workers, initializer=_ignore_interrupts
+        )
+        return self._pool
+
+    def __exit__(self, exc_type: object, *rest: object) -> None:
+        if exc_type is None:
+            self._pool.close()
+        else:
+            self._pool.terminate()
+        self._pool.join()
 
 
 class Progress:
@@ -82,6 +97,12 @@ class Progress:
     def update(self, n: int = 1) -> None:
         if self._bar is not None:
             self._bar.update(n)
+
+    def grow(self, n: int) -> None:
+        """`n` more files found: a run that streams its tree learns the total as it goes."""
+        if self._bar is not None and n:
+            self._bar.total += n
+            self._bar.refresh()
 
     def close(self) -> None:
         if self._bar is not None:
