@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 import os
 import stat
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -530,7 +532,7 @@ def test_rule_without_a_code_lists_the_rules() -> None:
 
 
 def test_simulate_format_flag_is_named_for_the_fp8_format() -> None:
-    from fp8lint.cli import build_parser
+    from fp8lint.arguments import build_parser
 
     parser = build_parser()
     new = parser.parse_args(
@@ -563,7 +565,7 @@ def test_a_file_name_cannot_forge_a_workflow_command(tmp_path: Path) -> None:
 def _parse_full(words: list[str]) -> tuple[object, str]:
     """What the parser with every subcommand says about `words` (the behaviour before the
     lean parser): the namespace, or the exit code and stderr."""
-    from fp8lint.cli import build_parser
+    from fp8lint.arguments import build_parser
 
     command = next((w for w in words if not w.startswith("-")), None)
     try:
@@ -583,6 +585,33 @@ def _parse_full(words: list[str]) -> tuple[object, str]:
         ["check", "--fail-on"],
         ["rule", "FP8101", "--bogus"],
         ["clean"],
+        # the quick scan's lines, and the ones it hands to argparse
+        ["check"],
+        ["check", "a.yaml"],
+        ["check", "--no-cache", "a.yaml", "b.py"],
+        ["check", "a.yaml", "b.yaml", "-q", "--exit-zero"],
+        [
+            "check",
+            *("--fix", "--diff", "--unsafe-fixes", "--show-fixes", "--exit-non-zero-on-fix"),
+            *("--force-exclude", "--statistics", "--quiet", "--no-cache", "x"),
+        ],
+        ["check", "--force-exclude", "--force-exclude", "x"],
+        ["check", "--cache-dir", "c", "--config=f.toml", "--output-format", "json", "x", "y"],
+        ["check", "x", "--fail-on", "info", "--output-format=sarif", "--cache-dir=d"],
+        ["check", "--cache-dir", "a", "--cache-dir", "b", "x"],  # the last one counts
+        ["check", "--output-format", "nope", "x"],  # not a choice: argparse's message
+        ["check", "--fail-on=fatal", "x"],
+        ["check", "--cache-dir", "-x", "x"],
+        ["check", "--cache-dir=", "x"],
+        ["check", "x", "--cache-dir"],  # no value
+        ["check", "x", "--config", "c.toml", "y"],
+        ["check", "a", "--no-cache", "b"],  # paths split by a flag: argparse rejects it
+        ["check", "-", "--stdin-filename", "x.yaml"],
+        ["check", "--", "-x.yaml"],
+        ["check", "-qq", "x"],
+        ["check", "--no-c", "x"],
+        ["check", "--help"],
+        ["check", "x", "--version"],
     ],
 )
 def test_the_lean_parser_says_what_the_full_parser_says(
@@ -604,6 +633,31 @@ def test_the_lean_parser_says_what_the_full_parser_says(
         assert "{check,clean,show,schema,rule,review,simulate}" in lean.err
 
 
+@pytest.mark.parametrize(
+    "words",
+    [
+        ["check", "a.yaml"],
+        ["check", "--force-exclude", "a.yaml", "b/c.py"],
+        ["check", "a.yaml", "--no-cache", "--exit-zero"],
+        ["check", "--cache-dir", ".c", "--output-format", "github", "a.yaml"],
+    ],
+)
+def test_a_pre_commit_line_is_read_without_argparse(words: list[str]) -> None:
+    """argparse (with gettext and locale) and building its parser were a fifth of a
+    pre-commit call on a file without FP8 settings: such lines take the quick scan."""
+    from fp8lint.cli import quick_check
+
+    quick = quick_check(words)
+    assert quick is not None and vars(quick) == _parse_full(words)[0]
+    probe = (
+        "import sys; before = set(sys.modules); from fp8lint.cli import parse_arguments; "
+        f"parse_arguments({words!r}); print(sorted({{'argparse', 'gettext'}} & "
+        "(set(sys.modules) - before)))"
+    )
+    r = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60)
+    assert r.stdout.strip() == "[]", r.stderr
+
+
 @pytest.mark.parametrize("columns", ["", "0", "abc", "45", "200"])
 def test_help_is_as_wide_as_argparse_makes_it(
     columns: str, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
@@ -612,7 +666,7 @@ def test_help_is_as_wide_as_argparse_makes_it(
     import argparse
     import shutil
 
-    from fp8lint.cli import _Formatter, build_parser
+    from fp8lint.arguments import _Formatter, build_parser
 
     monkeypatch.setenv("COLUMNS", columns)
     ours = _Formatter("p")

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
-import re
 from enum import Enum
 from functools import lru_cache
 
 from fp8lint.records import field, record
+
+TYPE_CHECKING = False  # typing's import is a tenth of a pre-commit call
+if TYPE_CHECKING:
+    import re
 
 
 class Severity(str, Enum):
@@ -114,6 +117,8 @@ def posix_path(path: str) -> str:
 
 @lru_cache(maxsize=1)
 def _unprintable() -> re.Pattern[str]:
+    import re  # only for text that is not printable: `re` is not on the start-up path
+
     return re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
 
 

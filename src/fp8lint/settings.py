@@ -10,6 +10,8 @@ from collections.abc import Iterable, Mapping
 from fp8lint.diagnostics import Severity
 from fp8lint.records import field, record
 
+FAIL_LEVELS = ("info", "warning", "error")  # `--fail-on` and `fail-on`, lowest first
+
 TYPE_CHECKING = False  # typing's import is a tenth of a pre-commit call
 if TYPE_CHECKING:
     from typing import Any

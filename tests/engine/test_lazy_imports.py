@@ -43,8 +43,9 @@ BEFORE = set(sys.modules)  # what the interpreter and site hooks loaded
 from fp8lint.cli import main
 code = main(["check", *sys.argv[1:]])
 NEW = set(sys.modules) - BEFORE  # what fp8lint loaded
-print("STDLIB=" + ",".join(m for m in ("dataclasses", "inspect", "typing", "shutil", "json",
-                                      "fp8lint.engine.cache") if m in NEW))
+STDLIB = ("dataclasses", "inspect", "typing", "shutil", "json", "re", "argparse", "gettext",
+          "fp8lint.engine.cache")
+print("STDLIB=" + ",".join(m for m in STDLIB if m in NEW))
 """
 
 
@@ -52,7 +53,8 @@ def test_non_fp8_files_do_not_import_dataclasses(tmp_path: Path) -> None:
     """`dataclasses` (and the `inspect` it imports) and making dataclasses cost a pre-commit
     call more than its check: the engine's records are `fp8lint.records` (issue 14).  Nor
     typing (the modules on this path import it for type checkers only), nor shutil
-    (argparse's help formatter imports it), nor, with `--no-cache`, the cache."""
+    (argparse's help formatter imports it), nor argparse, gettext and re (a pre-commit line
+    takes the quick scan), nor, with `--no-cache`, the cache."""
     (tmp_path / "a.yaml").write_text("model:\n  hidden_size: 4096\n")
     r = subprocess.run(
         [sys.executable, "-c", STDLIB_PROBE, "--no-cache", str(tmp_path)],
@@ -188,6 +190,28 @@ def test_a_valid_configuration_is_validated_once(project: Path) -> None:
     assert warm["effective"].pop("cache-dir") is not None
     assert fresh["effective"].pop("cache-dir") is None
     assert warm == fresh
+
+
+@pytest.mark.parametrize(
+    ("text", "reads_toml"),
+    [
+        ("[project]\nname = 'x'\n", False),
+        ("[project\nname = \n", False),  # not TOML, and not ours to judge
+        ("[tool.fp8lint]\nselect = ['FP82']\n", True),
+        ('[tool."fp8\\u006cint"]\nselect = ["FP82"]\n', True),  # escapes can spell the key
+    ],
+)
+def test_a_pyproject_that_cannot_name_fp8lint_is_not_parsed(
+    tmp_path: Path, text: str, reads_toml: bool
+) -> None:
+    """A pyproject.toml without `[tool.fp8lint]` is not a configuration: when its bytes cannot
+    spell that key, no TOML parser is imported (a tenth of a warm pre-commit call)."""
+    (tmp_path / "pyproject.toml").write_text(text)
+    (tmp_path / "a.yaml").write_text("MODEL_ARGS:\n  --fp8-format: hybrid\n")
+    out = memo_probe(tmp_path, "a.yaml")
+    assert out["tomllib"] is reads_toml, out
+    # a configuration that selects only FP82xx hides the FP8101 finding: it was read
+    assert out["stderr"] == "" and out["code"] == (0 if "FP82" in text else 1), out
 
 
 def test_an_edited_configuration_is_validated_again(project: Path) -> None:

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 import yaml
 
-from fp8lint.cli import build_parser
+from fp8lint.arguments import build_parser
 from fp8lint.cli import main as cli_main
 from fp8lint.diagnostics import Applicability, Diagnostic, Fix, Severity, TextEdit
 from fp8lint.engine import run

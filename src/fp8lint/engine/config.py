@@ -238,6 +238,14 @@ def _is_pyproject(path: str) -> bool:
     return os.path.basename(path) == "pyproject.toml"
 
 
+def _may_name_fp8lint(data: bytes) -> bool:
+    """Whether a pyproject.toml's bytes can hold a `[tool.fp8lint]` table: the key is spelled
+    out, or a quoted key has escapes that could spell it.  A pyproject.toml that cannot is not
+    a configuration and is not parsed (so one that is not valid TOML is another tool's
+    problem, and a pre-commit call skips importing a TOML parser)."""
+    return b"fp8lint" in data or b"\\u" in data or b"\\U" in data
+
+
 def _table_in(path: str, data: dict[str, Any]) -> dict[str, Any] | None:
     """The fp8lint table of a parsed file, None for a pyproject without one."""
     if _is_pyproject(path):
@@ -331,7 +339,11 @@ class Resolver:
 
     def _table(self, path: str) -> dict[str, Any] | None:
         if path not in self._tables:
-            self._tables[path] = _table_in(path, _parse_toml(path, self._data(path)))
+            data = self._data(path)
+            if _is_pyproject(path) and not _may_name_fp8lint(data):
+                self._tables[path] = None  # no [tool.fp8lint] can be in it: not parsed
+            else:
+                self._tables[path] = _table_in(path, _parse_toml(path, data))
         return self._tables[path]
 
     def _remembered(

@@ -7,14 +7,14 @@ command line all parse `max-file-size` and `file-timeout` the same way.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 
 TYPE_CHECKING = False  # typing's import is a tenth of a pre-commit call
 if TYPE_CHECKING:
     from typing import Any
 
-_SIZE = re.compile(r"(?i)^\s*(\d+(?:\.\d+)?)\s*(b|kb|mb|gb|kib|mib|gib)?\s*$")
+# compiled on use (`re` caches it): `re` is not imported on the start-up path
+_SIZE = r"(?i)^\s*(\d+(?:\.\d+)?)\s*(b|kb|mb|gb|kib|mib|gib)?\s*$"
 SIZE_PATTERN = r"^\s*\d+(\.\d+)?\s*([bB]|[kKmMgG][iI]?[bB])?\s*$"  # the same, for JSON Schema
 _UNITS = {
     "b": 1,
@@ -33,7 +33,9 @@ def parse_size(value: object) -> int:
     if isinstance(value, int) and not isinstance(value, bool):
         size = value
     elif isinstance(value, str):
-        m = _SIZE.match(value)
+        import re
+
+        m = re.match(_SIZE, value)
         if m is None:
             raise ValueError(f"not a size: {value!r} (write e.g. 16MiB, 512KiB, 2MB or bytes)")
         size = int(float(m.group(1)) * _UNITS[(m.group(2) or "b").lower()])

@@ -29,12 +29,13 @@ import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, TextIO
 
+from fp8lint.settings import FAIL_LEVELS
+
 if TYPE_CHECKING:  # imported when a review runs: `build_parser` imports this module
     from fp8lint.diagnostics import Diagnostic
     from fp8lint.review.client import GitHubClient
     from fp8lint.review.plan import Plan
 
-FAIL_LEVELS = ("info", "warning", "error")
 DEFAULT_API_URL = "https://api.github.com"
 ACTIONS_BOT = "github-actions[bot]"
 
