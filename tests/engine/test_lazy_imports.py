@@ -214,6 +214,22 @@ def test_a_pyproject_that_cannot_name_fp8lint_is_not_parsed(
     assert out["stderr"] == "" and out["code"] == (0 if "FP82" in text else 1), out
 
 
+def test_a_pyproject_without_the_table_is_remembered_as_such(tmp_path: Path) -> None:
+    """A pyproject.toml that names fp8lint (as a dependency, say) but has no `[tool.fp8lint]`
+    is parsed once; later runs know its bytes from the memo and import no TOML parser."""
+    (tmp_path / "pyproject.toml").write_text("[project]\ndependencies = ['fp8lint']\n")
+    (tmp_path / "a.yaml").write_text("MODEL_ARGS:\n  --fp8-format: hybrid\n")
+    first, second = memo_probe(tmp_path, "a.yaml"), memo_probe(tmp_path, "a.yaml")
+    assert first["tomllib"] is True and second["tomllib"] is False, (first, second)
+    assert first["code"] == second["code"] == 1 and second["stderr"] == ""
+    # the same bytes with a table are another key: read and applied
+    (tmp_path / "pyproject.toml").write_text(
+        "[project]\ndependencies = ['fp8lint']\n[tool.fp8lint]\nselect = ['FP82']\n"
+    )
+    third = memo_probe(tmp_path, "a.yaml")
+    assert third["tomllib"] is True and third["code"] == 0, third
+
+
 def test_an_edited_configuration_is_validated_again(project: Path) -> None:
     memo_probe(project, "a.yaml")
     path = project / "pyproject.toml"

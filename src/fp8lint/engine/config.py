@@ -293,6 +293,10 @@ def merge(parent: Config, child: Config) -> Config:
     )
 
 
+# what the memo holds for a pyproject.toml that has no [tool.fp8lint] table (its bytes as key)
+_NO_TABLE = {"pyproject-without-table": True}
+
+
 class _NoMemo(Exception):
     """The project's files do not say plainly where the cache is: no memo this run (loading
     them reports why)."""
@@ -348,8 +352,10 @@ class Resolver:
 
     def _remembered(
         self, memo: ConfigMemo, key: str, path: str
-    ) -> tuple[Config, str | None] | None:
-        """The file's validated data from this run or the memo, if it is there and sound."""
+    ) -> tuple[Config, str | None] | bool | None:
+        """The file's validated data from this run or the memo, if it is there and sound;
+        False when the memo knows these bytes as a pyproject.toml without the table; None
+        when it knows nothing."""
         from fp8lint.engine.limits import quietly
 
         data = self._known.get(key)
@@ -357,6 +363,9 @@ class Resolver:
             data = quietly(functools.partial(memo.get, key))
         if data is None:
             return None
+        if data == _NO_TABLE:
+            self._known[key] = data
+            return False
         try:
             found = from_validated(data, path)
         except ValueError:
@@ -366,22 +375,27 @@ class Resolver:
 
     def _file(self, path: str) -> tuple[Config, str | None] | None:
         """One file's `Config` and `extend` reference (None: a pyproject without the table):
-        from the memo when its bytes validated before, else validated now (and remembered)."""
+        from the memo when its bytes validated before (or were a pyproject without the
+        table), else validated now (and remembered)."""
         if path in self._files:
             return self._files[path]
+        from fp8lint.engine.limits import quietly
+
         memo = self._run_memo()
         key = memo.key(_is_pyproject(path), self._data(path)) if memo is not None else ""
-        found = self._remembered(memo, key, path) if memo is not None else None
-        if found is None:
+        known = self._remembered(memo, key, path) if memo is not None else None
+        found = known if isinstance(known, tuple) else None
+        if known is None:
             table = self._table(path)
             if table is not None:
                 data = validate_table(path, table)
                 if memo is not None:
-                    from fp8lint.engine.limits import quietly
-
                     self._known[key] = data
                     quietly(functools.partial(memo.put, key, data))
                 found = from_validated(data, path)
+            elif memo is not None:  # a pyproject.toml without the table: not parsed again
+                self._known[key] = _NO_TABLE
+                quietly(functools.partial(memo.put, key, _NO_TABLE))
         self._files[path] = found
         return found
 
@@ -462,7 +476,9 @@ class Resolver:
         parsed (then only values of the right type are accepted)."""
         try:
             found = self._remembered(memo, memo.key(_is_pyproject(path), self._data(path)), path)
-            if found is not None:
+            if found is False:
+                return _Peek(False)
+            if isinstance(found, tuple):
                 cfg, extend = found
                 return _Peek(True, cfg.cache, cfg.cache_dir, extend)
             table = self._table(path)

@@ -372,19 +372,26 @@ def _check_all(stream: Iterator[Checked]) -> Iterator[tuple[ReadJob, Probe | Non
     with Progress(len(batch)) as progress:
         if workers > 1 and len(batch) >= READ_POOL_MIN_FILES:
             with WorkerPool(workers) as pool:
-                while batch:
+
+                def submit(batch: list[Checked]) -> Iterator[Outcome]:
                     chunk = max(1, min(64, len(batch) // (workers * 4)))
-                    jobs = [job for job, _ in batch]
-                    outcomes = pool.imap(_check_job, jobs, chunk)
+                    return pool.imap(_check_job, [job for job, _ in batch], chunk)  # type: ignore[no-any-return]
+
+                outcomes = submit(batch)
+                while batch:
+                    # the next batch is found and queued while the workers check this one, so
+                    # they never wait for discovery; at most two batches are held
+                    following = list(islice(stream, BATCH_FILES))
+                    progress.grow(len(following))
+                    queued = submit(following) if following else iter(())
                     for (job, probe), outcome in zip(batch, outcomes, strict=True):
                         progress.update()
                         yield job, probe, outcome
-                    batch = list(islice(stream, BATCH_FILES))
-                    progress.grow(len(batch))
+                    batch, outcomes = following, queued
             return
         while batch:
-            outcomes = _read_then_lint([job for job, _ in batch], progress)
-            for (job, probe), outcome in zip(batch, outcomes, strict=True):
+            done = _read_then_lint([job for job, _ in batch], progress)
+            for (job, probe), outcome in zip(batch, done, strict=True):
                 yield job, probe, outcome
             batch = list(islice(stream, BATCH_FILES))
             progress.grow(len(batch))
