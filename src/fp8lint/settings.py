@@ -16,8 +16,8 @@ TYPE_CHECKING = False  # typing's import is a tenth of a pre-commit call
 if TYPE_CHECKING:
     from typing import Any
 
-# Larger files are not read.  4 MiB is far above any real config or recipe file and bounds the
-# worst case (measured in bench/RESULTS.md).
+# Larger files are not read.  4 MiB is far above any real config or recipe file and bounds what
+# one file can cost (`bench/hostile.py` times files over it).
 DEFAULT_MAX_BYTES = 4 * 1024 * 1024
 DEFAULT_FILE_TIMEOUT = 60.0  # seconds for one file's parse and rules; 0: no limit
 
