@@ -350,7 +350,7 @@ def interrupted(result: Any) -> None:
     for `--fix`, every file already changed."""
     print(
         f"fp8lint: interrupted; the report covers the {result.files_done} of "
-        f"{result.files_seen} files done before it",
+        f"{result.files_seen} files found so far, done before it",
         file=sys.stderr,
     )
     if result.written:
