@@ -11,12 +11,40 @@ from typing import Any
 
 import pytest
 
-PROBE = """
+# Every probe runs one `fp8lint check` in a fresh interpreter and judges only the modules
+# fp8lint itself loaded (CI's interpreter imports typing and shutil at start-up, through a site
+# hook); its report is Python that reads `code` and `NEW`.
+CHECK = """
 import sys
 BEFORE = set(sys.modules)  # what the interpreter and site hooks loaded
 from fp8lint.cli import main
 code = main(["check", *sys.argv[1:]])
 NEW = set(sys.modules) - BEFORE  # what fp8lint loaded
+"""
+
+
+def fresh_check(
+    report: str,
+    *args: str,
+    cwd: Path | None = None,
+    cache: bool = False,
+    env: dict[str, str] | None = None,
+) -> subprocess.CompletedProcess[str]:
+    """`fp8lint check ARGS` in a fresh process, then `report`; `cache`: with the cache on (the
+    suite turns it off) and without FP8LINT_DEBUG; `env`: variables to set besides."""
+    drop = ("FP8LINT_NO_CACHE", "FP8LINT_DEBUG") if cache else ()
+    env = {**{k: v for k, v in os.environ.items() if k not in drop}, **(env or {})}
+    return subprocess.run(
+        [sys.executable, "-c", CHECK + report, *args],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=cwd,
+        env=env,
+    )
+
+
+PROBE = """
 heavy = sorted(m for m in ("pydantic", "omegaconf", "libcst", "fp8lint.rule", "fp8lint.model",
                            "fp8lint.frameworks.python_sites") if m in NEW)
 print("HEAVY=" + ",".join(heavy))
@@ -24,10 +52,7 @@ print("HEAVY=" + ",".join(heavy))
 
 
 def probe(*paths: Path) -> str:
-    r = subprocess.run(
-        [sys.executable, "-c", PROBE, *map(str, paths)], capture_output=True, text=True, timeout=60
-    )
-    return r.stdout.strip().splitlines()[-1]
+    return fresh_check(PROBE, *map(str, paths)).stdout.strip().splitlines()[-1]
 
 
 def test_non_fp8_files_import_nothing_heavy(tmp_path: Path) -> None:
@@ -38,11 +63,6 @@ def test_non_fp8_files_import_nothing_heavy(tmp_path: Path) -> None:
 
 
 STDLIB_PROBE = """
-import sys
-BEFORE = set(sys.modules)  # what the interpreter and site hooks loaded
-from fp8lint.cli import main
-code = main(["check", *sys.argv[1:]])
-NEW = set(sys.modules) - BEFORE  # what fp8lint loaded
 STDLIB = ("dataclasses", "inspect", "typing", "shutil", "json", "re", "argparse", "gettext",
           "fp8lint.engine.cache")
 print("STDLIB=" + ",".join(m for m in STDLIB if m in NEW))
@@ -56,12 +76,7 @@ def test_non_fp8_files_do_not_import_dataclasses(tmp_path: Path) -> None:
     (argparse's help formatter imports it), nor argparse, gettext and re (a pre-commit line
     takes the quick scan), nor, with `--no-cache`, the cache."""
     (tmp_path / "a.yaml").write_text("model:\n  hidden_size: 4096\n")
-    r = subprocess.run(
-        [sys.executable, "-c", STDLIB_PROBE, "--no-cache", str(tmp_path)],
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    r = fresh_check(STDLIB_PROBE, "--no-cache", str(tmp_path))
     assert r.stdout.strip().splitlines()[-1] == "STDLIB="
 
 
@@ -88,11 +103,6 @@ def test_python_that_names_no_site_does_not_import_libcst(tmp_path: Path) -> Non
 
 
 SIMULATE_PROBE = """
-import sys
-BEFORE = set(sys.modules)  # what the interpreter and site hooks loaded
-from fp8lint.cli import main
-code = main(["check", *sys.argv[1:]])
-NEW = set(sys.modules) - BEFORE  # what fp8lint loaded
 print("SIMULATE=" + ",".join(sorted(m for m in ("numpy", "pyarrow", "polars") if m in NEW)))
 """
 
@@ -104,23 +114,14 @@ def test_check_never_imports_the_simulate_extra(tmp_path: Path) -> None:
     (tmp_path / "b.py").write_text(
         "from transformer_engine.common.recipe import DelayedScaling\nr = DelayedScaling()\n"
     )
-    r = subprocess.run(
-        [sys.executable, "-c", SIMULATE_PROBE, str(tmp_path)],
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    r = fresh_check(SIMULATE_PROBE, str(tmp_path))
     assert r.stdout.strip().splitlines()[-1] == "SIMULATE="
 
 
 # ---------------------------------------------------------------- a remembered configuration
 
 MEMO_PROBE = """
-import json, sys
-BEFORE = set(sys.modules)  # what the interpreter and site hooks loaded
-from fp8lint.cli import main
-code = main(["check", *sys.argv[1:]])
-NEW = set(sys.modules) - BEFORE  # what fp8lint loaded
+import json
 print(json.dumps({"code": code, "pydantic": "pydantic" in NEW,
                   "tomllib": bool({"tomllib", "tomli"} & NEW)}))
 """
@@ -138,15 +139,7 @@ CONFIG = (
 def memo_probe(root: Path, *args: str) -> dict[str, object]:
     """One `fp8lint check` in a fresh process with the cache on: exit code, and whether it
     imported pydantic (the configuration was validated) or a TOML parser."""
-    env = {k: v for k, v in os.environ.items() if k not in ("FP8LINT_NO_CACHE", "FP8LINT_DEBUG")}
-    r = subprocess.run(
-        [sys.executable, "-c", MEMO_PROBE, *args],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        cwd=root,
-        env=env,
-    )
+    r = fresh_check(MEMO_PROBE, *args, cwd=root, cache=True)
     out: dict[str, object] = json.loads(r.stdout.strip().splitlines()[-1])
     out["stderr"] = r.stderr
     return out
@@ -304,14 +297,7 @@ def test_the_memo_is_off_with_the_cache(project: Path, how: str) -> None:
         args += (how,)
     for _ in range(2):
         if how == "env":
-            env_probe = subprocess.run(
-                [sys.executable, "-c", MEMO_PROBE, *args],
-                capture_output=True,
-                text=True,
-                timeout=60,
-                cwd=project,
-                env={**os.environ, "FP8LINT_NO_CACHE": "1"},
-            )
+            env_probe = fresh_check(MEMO_PROBE, *args, cwd=project, env={"FP8LINT_NO_CACHE": "1"})
             assert json.loads(env_probe.stdout.splitlines()[-1])["pydantic"] is True
         else:
             assert memo_probe(project, *args)["pydantic"] is True
@@ -392,11 +378,6 @@ def test_omegaconf_only_for_interpolations(tmp_path: Path) -> None:
 
 
 WARM_PROBE = """
-import sys
-BEFORE = set(sys.modules)  # what the interpreter and site hooks loaded
-from fp8lint.cli import main
-code = main(["check", *sys.argv[1:]])
-NEW = set(sys.modules) - BEFORE  # what fp8lint loaded
 loaded = ("pydantic", "yaml", "omegaconf", "libcst", "fp8lint.rule", "fp8lint.model",
           "fp8lint.frameworks", "fp8lint.documents.tree", "dataclasses", "typing")
 print("WARM=" + ",".join(m for m in loaded if m in NEW))
@@ -407,19 +388,8 @@ def test_a_warm_cache_hit_imports_no_parser_model_or_rule(tmp_path: Path) -> Non
     """A cache hit replays the stored findings: no YAML parser, no pydantic model, no
     framework or rule, no dataclasses (issue 14: a warm check is to cost half yamllint's)."""
     (tmp_path / "a.yaml").write_text("MODEL_ARGS:\n  --fp8-format: hybrid\n  --fp8-margin: 0\n")
-    env = {k: v for k, v in os.environ.items() if k not in ("FP8LINT_NO_CACHE", "FP8LINT_DEBUG")}
     args = ["--cache-dir", str(tmp_path / "cache"), "--exit-zero", str(tmp_path / "a.yaml")]
-    outs = []
-    for _ in range(2):
-        r = subprocess.run(
-            [sys.executable, "-c", WARM_PROBE, *args],
-            capture_output=True,
-            text=True,
-            timeout=60,
-            cwd=tmp_path,
-            env=env,
-        )
-        outs.append(r.stdout)
+    outs = [fresh_check(WARM_PROBE, *args, cwd=tmp_path, cache=True).stdout for _ in range(2)]
     cold, warm = (o.strip().splitlines() for o in outs)
     assert "pydantic" in cold[-1]  # the first run did lint
     assert cold[:-1] == warm[:-1] and any("FP810" in line for line in warm)  # same findings
