@@ -13,16 +13,13 @@ import sys
 from collections.abc import Callable
 
 from fp8lint import __version__
+from fp8lint.engine.units import comma_list
 from fp8lint.report import OUTPUT_FORMATS
 from fp8lint.settings import FAIL_LEVELS
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any, NoReturn
-
-
-def _csv(value: str) -> list[str]:
-    return [v.strip() for v in value.split(",") if v.strip()]
 
 
 def _size(value: str) -> int:
@@ -133,20 +130,20 @@ def _check_arguments(check: argparse.ArgumentParser) -> None:
     # repeated selection flags accumulate, as ruff's do
     check.add_argument(
         "--select",
-        type=_csv,
+        type=comma_list,
         action="extend",
         default=None,
         help="rule codes, prefixes or names to run (replaces the default set; repeatable)",
     )
     check.add_argument(
-        "--extend-select", type=_csv, action="extend", default=[], help="add rules to the set"
+        "--extend-select", type=comma_list, action="extend", default=[], help="add rules to the set"
     )
     check.add_argument(
-        "--ignore", type=_csv, action="extend", default=[], help="rules to skip (repeatable)"
+        "--ignore", type=comma_list, action="extend", default=[], help="rules to skip (repeatable)"
     )
     check.add_argument(
         "--exclude",
-        type=_csv,
+        type=comma_list,
         action="extend",
         default=None,
         metavar="PATTERNS",
@@ -155,7 +152,7 @@ def _check_arguments(check: argparse.ArgumentParser) -> None:
     )
     check.add_argument(
         "--extend-exclude",
-        type=_csv,
+        type=comma_list,
         action="extend",
         default=[],
         metavar="PATTERNS",

@@ -372,12 +372,13 @@ def use_color(choice: str, terminal: bool) -> bool:
 
 
 def path_rules(args: argparse.Namespace) -> Any:
+    from fp8lint.engine.units import comma_list
     from fp8lint.settings import PathRules
 
     pairs: list[tuple[str, tuple[str, ...]]] = []
     for item in args.per_file_ignores or ():
         pattern, sep, codes = item.rpartition(":")
-        listed = tuple(c.strip() for c in codes.split(",") if c.strip())
+        listed = tuple(comma_list(codes))
         if not sep or not pattern or not listed:
             raise UsageError(f"--per-file-ignores takes PATTERN:CODES, not `{item}`")
         pairs.append((pattern, listed))

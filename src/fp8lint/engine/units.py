@@ -46,6 +46,12 @@ def parse_size(value: object) -> int:
     return size
 
 
+def comma_list(value: str) -> list[str]:
+    """`FP81, FP82,` as a list of its items: stripped, empty ones left out (`--select`,
+    `--per-file-ignores` codes)."""
+    return [v.strip() for v in value.split(",") if v.strip()]
+
+
 def parse_seconds(value: object) -> float:
     """A time limit in seconds (int or float, 0 for none); ValueError for anything else."""
     if isinstance(value, bool) or not isinstance(value, (int, float)):
