@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Sequence
+from types import SimpleNamespace  # loaded already: enum imports it
 
 from fp8lint.diagnostics import LocatedError, printable
 from fp8lint.settings import FAIL_LEVELS
@@ -74,14 +75,7 @@ CHECK_DEFAULTS: dict[str, Any] = {
 }
 
 
-class Arguments:
-    """What the quick scan read: the attributes argparse's namespace would have."""
-
-    def __init__(self, **values: Any) -> None:
-        self.__dict__.update(values)
-
-
-def quick_check(words: list[str]) -> Arguments | None:
+def quick_check(words: list[str]) -> SimpleNamespace | None:
     """`check [OPTION...] PATH... [OPTION...]` with only the flags of `FAST_FLAGS` and the
     options of `FAST_VALUES`, the line pre-commit runs on every commit, read without argparse.
     Anything else (another option, `-`, `--`, an abbreviation, a value that starts with `-`
@@ -114,7 +108,7 @@ def quick_check(words: list[str]) -> Arguments | None:
         values[option[2:].replace("-", "_")] = value
     if paths:
         values["paths"] = paths
-    return Arguments(**values)
+    return SimpleNamespace(**values)  # the attributes argparse's namespace would have
 
 
 def _allowed(option: str, value: str) -> bool:
