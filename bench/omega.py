@@ -40,7 +40,7 @@ def files_of(args: list[str]) -> list[Path]:
 def main() -> None:
     from fp8lint.documents import omega
     from fp8lint.engine import lint_text
-    from fp8lint.frameworks import tree_args
+    from fp8lint.frameworks.shared import tree_args
     from fp8lint.settings import RunSettings
 
     imports = sorted(

@@ -10,7 +10,7 @@ import pytest
 from fp8lint.documents import omega
 from fp8lint.documents.omega import Edit, Interpolations, MergeError, merge
 from fp8lint.documents.tree import Node, Pos, load_yaml
-from fp8lint.frameworks.hydra import RESOLVERS
+from fp8lint.frameworks.shared.hydra import RESOLVERS
 
 
 def root_of(text: str) -> Node:

@@ -15,7 +15,8 @@ import pytest
 
 from fp8lint.documents.text import SourceFile
 from fp8lint.engine import parse_file
-from fp8lint.frameworks import launch, paths
+from fp8lint.frameworks import launch
+from fp8lint.frameworks.shared import paths
 from fp8lint.model import Recipe
 
 from ..conftest import run_cli

@@ -10,7 +10,7 @@ import pytest
 from fp8lint.documents.shell import parse
 from fp8lint.documents.text import SourceFile
 from fp8lint.engine import parse_file
-from fp8lint.frameworks.hydra import hydra_value
+from fp8lint.frameworks.shared.hydra import hydra_value
 
 from ..conftest import run_cli
 

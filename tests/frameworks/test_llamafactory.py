@@ -9,7 +9,7 @@ import pytest
 
 from fp8lint.documents.text import SourceFile
 from fp8lint.engine import parse_file
-from fp8lint.frameworks.deepspeed import is_deepspeed_config
+from fp8lint.frameworks.deepspeed.reader import is_deepspeed_config
 from fp8lint.model import AmaxAlgo, Fp8Format, Fp8Site, Framework, Recipe
 
 from ..conftest import lint

@@ -6,8 +6,8 @@ import pytest
 
 from fp8lint.documents.text import SourceFile
 from fp8lint.engine import parse_file
-from fp8lint.frameworks.base import Arg
-from fp8lint.frameworks.maxtext import site_from_args
+from fp8lint.frameworks.maxtext.config import site_from_args
+from fp8lint.frameworks.shared.base import Arg
 from fp8lint.model import AmaxAlgo, Fp8Format, Framework, Recipe, make_span
 
 from ..conftest import lint

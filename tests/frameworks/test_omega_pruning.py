@@ -12,7 +12,7 @@ import pytest
 from fp8lint.documents import omega
 from fp8lint.documents.text import SourceFile
 from fp8lint.engine import parse_file
-from fp8lint.frameworks import tree_args
+from fp8lint.frameworks.shared import tree_args
 
 from ..conftest import CORPUS, ROOT
 

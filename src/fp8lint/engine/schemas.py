@@ -4,7 +4,7 @@ framework configuration files.
 
 Each schema is a pydantic model named by `module:attribute`, imported only when it is
 exported, so that listing them costs nothing.  Each framework family's surface
-(`fp8lint.frameworks.surfaces.FAMILY`) is exported under the family's name, from its `FILE`
+(`fp8lint.frameworks.shared.surfaces.FAMILY`) is exported under the family's name, from its `FILE`
 model: the whole file, with the keys spelled as users write them.
 """
 
@@ -34,7 +34,7 @@ SCHEMAS: tuple[Schema, ...] = (
         "[tool.fp8lint] in pyproject.toml, .fp8lint.toml, fp8lint.toml",
     ),
     *(
-        Schema(name, f"fp8lint.frameworks.surfaces.{name}:FILE", summary, files)
+        Schema(name, f"fp8lint.frameworks.{name}.surface:FILE", summary, files)
         for name, summary, files in (
             ("megatron", "Megatron-LM FP8 flags", "functional-test model_config.yaml"),
             ("nemo1", "NeMo 1.x FP8 keys", "NeMo 1.x / NeMo-Framework-Launcher YAML (model:)"),

@@ -30,9 +30,10 @@ import re
 from fp8lint.documents.shell import Script, Word, parse
 from fp8lint.documents.text import Reader, SourceFile
 from fp8lint.documents.tree import Document, Pos
-from fp8lint.frameworks import hydra, megatron
-from fp8lint.frameworks.base import Arg
-from fp8lint.frameworks.paths import inside, repository_root
+from fp8lint.frameworks.megatron import configs as megatron
+from fp8lint.frameworks.shared import hydra
+from fp8lint.frameworks.shared.base import Arg
+from fp8lint.frameworks.shared.paths import inside, repository_root
 from fp8lint.model import EditInfo, Fp8Site, Span
 
 MEGATRON_SCRIPT = re.compile(r"(^|/)(pretrain_[\w]+\.py|train\.py)$")
@@ -280,7 +281,7 @@ def _without_base(
     if not nemo1:
         return []
     from fp8lint.documents.tree import Node
-    from fp8lint.frameworks import nemo1 as nemo1_framework
+    from fp8lint.frameworks.nemo1 import config as nemo1_framework
 
     empty = Node("map", at, at, value=[])
     tree = hydra.merged([empty], hydra.edits_of(overrides, file), at)

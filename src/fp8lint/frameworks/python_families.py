@@ -19,7 +19,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from fp8lint.frameworks.python_args import Context, Target
+    from fp8lint.frameworks.shared.python_args import Context, Target
     from fp8lint.model import Fp8Site
 
 # what each family's sites start from (a regular-expression alternation per family)
@@ -40,27 +40,28 @@ def sites(ctx: Context, targets: list[Target]) -> list[Fp8Site]:
     text = ctx.file.text
     out: list[Fp8Site] = []
     if "Float8Config" in text:
-        from fp8lint.frameworks import olmo_core
+        from fp8lint.frameworks.olmo_core import reader as olmo_core
 
         out.extend(olmo_core.sites(ctx))
     if "_configs" in text:
-        from fp8lint.frameworks import nemo_perf
+        from fp8lint.frameworks.nemo2 import perf as nemo_perf
 
         out.extend(nemo_perf.sites(ctx))
     if "Float8LinearConverter" in text:
-        from fp8lint.frameworks import torchtitan_py
+        from fp8lint.frameworks.torchtitan import python as torchtitan_py
 
         out.extend(torchtitan_py.sites(ctx))
     if "transformer-engine" in text or "TransformerEnginePrecision" in text:
-        from fp8lint.frameworks import lightning
+        from fp8lint.frameworks.lightning import reader as lightning
 
         out.extend(lightning.sites(ctx))
     if "msamp" in text:
-        from fp8lint.frameworks import msamp
+        from fp8lint.frameworks.msamp import reader as msamp
 
         out.extend(msamp.sites(ctx))
     if "autocast" in text:
-        from fp8lint.frameworks import te, te_default
+        from fp8lint.frameworks.te import default as te_default
+        from fp8lint.frameworks.te import python as te
 
         out.extend(te_default.sites(ctx, [t for t in targets if t.name in te.AUTOCASTS]))
     return out

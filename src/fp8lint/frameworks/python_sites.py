@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Mapping
 
     from fp8lint.documents.python import PyModule
-    from fp8lint.frameworks.python_args import Context, Target
+    from fp8lint.frameworks.shared.python_args import Context, Target
     from fp8lint.model import Fp8Site
 
 # Every site this source builds starts from one of these names; a file that mentions FP8 only
@@ -63,8 +63,13 @@ def load(file: SourceFile) -> PyModule:
 
 
 def _sites(file: SourceFile) -> list[Fp8Site]:
-    from fp8lint.frameworks import accelerate, bridge, nemo2, python_families, te, torchao
-    from fp8lint.frameworks.python_args import Context
+    from fp8lint.frameworks import python_families
+    from fp8lint.frameworks.accelerate import reader as accelerate
+    from fp8lint.frameworks.bridge import python as bridge
+    from fp8lint.frameworks.nemo2 import python as nemo2
+    from fp8lint.frameworks.shared.python_args import Context
+    from fp8lint.frameworks.te import python as te
+    from fp8lint.frameworks.torchao import reader as torchao
 
     ctx = Context(load(file))
     names = (
@@ -138,8 +143,8 @@ def _targets(
 ) -> list[Target]:
     """The calls that build something a recognizer reads, in source order.  Only calls
     spelled with a known name, an import alias of one, or a config wrapper are looked at."""
-    from fp8lint.frameworks import te
-    from fp8lint.frameworks.python_args import CONFIG_WRAPPERS
+    from fp8lint.frameworks.shared.python_args import CONFIG_WRAPPERS
+    from fp8lint.frameworks.te import python as te
 
     facts = ctx.facts
     spelled = set(names) | CONFIG_WRAPPERS | te.OTHER_NAMES

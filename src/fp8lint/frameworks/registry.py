@@ -59,7 +59,7 @@ def script_snippets(file: SourceFile, docs: list[Document], reader: Reader) -> l
 
 def parse_yaml(file: SourceFile, reader: Reader) -> list[Fp8Site]:
     """Each document, merged over the parents its `defaults:` names (see `hydra`)."""
-    from fp8lint.frameworks.hydra import effective_root
+    from fp8lint.frameworks.shared.hydra import effective_root
 
     try:
         docs = load_yaml(file.text)
@@ -118,7 +118,7 @@ def parse_json(file: SourceFile) -> list[Fp8Site]:
 
 def parse_toml(file: SourceFile) -> list[Fp8Site]:
     from fp8lint.documents.toml import load
-    from fp8lint.frameworks import torchtitan
+    from fp8lint.frameworks.torchtitan import toml as torchtitan
 
     return torchtitan.from_toml(file, load(file))
 

@@ -24,7 +24,11 @@ ScriptReader = Callable[[SourceFile, Script, Sequence[Fp8Site], "Reader | None"]
 def families() -> tuple[list[CommandReader], list[ScriptReader]]:
     """The family readers, in the order they are asked (the first that claims a command
     wins).  Imported here so that `launch` needs only this module."""
-    from fp8lint.frameworks import bridge_cli, maxtext_cli, mlperf, perf_cli, swift
+    from fp8lint.frameworks.bridge import cli as bridge_cli
+    from fp8lint.frameworks.maxtext import cli as maxtext_cli
+    from fp8lint.frameworks.mlperf import reader as mlperf
+    from fp8lint.frameworks.nemo2 import perf_cli
+    from fp8lint.frameworks.swift import reader as swift
 
     commands: list[CommandReader] = [
         perf_cli.from_command,  # NVIDIA's perf launchers: `pretrain_*.py` with NeMo's flags

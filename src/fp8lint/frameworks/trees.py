@@ -7,20 +7,18 @@ from collections.abc import Callable
 
 from fp8lint.documents.text import SourceFile
 from fp8lint.documents.tree import Document
-from fp8lint.frameworks import (
-    accelerate,
-    automodel,
-    deepspeed,
-    levanter,
-    llamafactory,
-    maxtext,
-    megatron,
-    nanotron,
-    nemo1,
-    nemo_rl,
-    primus,
-    te_debug,
-)
+from fp8lint.frameworks.accelerate import reader as accelerate
+from fp8lint.frameworks.automodel import reader as automodel
+from fp8lint.frameworks.deepspeed import reader as deepspeed
+from fp8lint.frameworks.levanter import reader as levanter
+from fp8lint.frameworks.llamafactory import reader as llamafactory
+from fp8lint.frameworks.maxtext import config as maxtext
+from fp8lint.frameworks.megatron import configs as megatron
+from fp8lint.frameworks.nanotron import reader as nanotron
+from fp8lint.frameworks.nemo1 import config as nemo1
+from fp8lint.frameworks.nemo_rl import reader as nemo_rl
+from fp8lint.frameworks.primus import reader as primus
+from fp8lint.frameworks.te import debug as te_debug
 from fp8lint.model import Fp8Site
 
 Recognizer = Callable[[SourceFile, Document], list[Fp8Site]]

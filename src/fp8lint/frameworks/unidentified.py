@@ -11,7 +11,7 @@ import re
 
 from fp8lint.documents.text import SourceFile
 from fp8lint.documents.tree import Document, walk
-from fp8lint.frameworks import te_debug
+from fp8lint.frameworks.te import debug as te_debug
 from fp8lint.model import Fp8Site, Framework, Setting, SourceNote
 
 # a key that names FP8 (`fp8`, `use_fp8_kv_cache`, `DisableFP8GEMM`, `float8`, `enable_float8`)

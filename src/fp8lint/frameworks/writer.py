@@ -16,7 +16,8 @@ from typing import TYPE_CHECKING, Any
 
 from fp8lint.diagnostics import ANY_VALUE, Applicability, Fix, TextEdit
 from fp8lint.documents.editing import CannotEdit, Editor, editor_for
-from fp8lint.frameworks import accelerate, nemo1
+from fp8lint.frameworks.accelerate import reader as accelerate
+from fp8lint.frameworks.nemo1 import config as nemo1
 from fp8lint.model import FixPlan, Framework, RemoveEntry, RenameKey, SetValue
 
 if TYPE_CHECKING:

@@ -1,0 +1,231 @@
+"""Megatron-LM: command-line flags (functional-test `MODEL_ARGS`, and later launch scripts) and
+`--yaml-cfg` / serialized `TransformerConfig` mappings.
+
+Flag names and defaults: Megatron-LM `megatron/training/arguments.py` and
+`megatron/core/transformer/transformer_config.py`.  In a
+functional-test `model_config.yaml`, `true` means the bare flag
+(`tests/functional_tests/shell_test_utils/_run_training.sh`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from fp8lint.documents.text import SourceFile
+from fp8lint.documents.tree import Document, Node
+from fp8lint.frameworks.shared.base import Arg
+from fp8lint.frameworks.shared.transformer_config import (
+    MEGATRON_DEFAULTS,
+    MODEL_TO_CONFIG,
+    Profile,
+    as_bool,
+    build_site,
+)
+from fp8lint.frameworks.shared.tree_args import args_of_map, edit_info
+from fp8lint.model import EditInfo, Fp8Site, Framework, Span
+
+# flags whose field name is not the flag with dashes turned into underscores
+_RENAMED = {
+    "fp8_format": "fp8",
+    "fp4_format": "fp4",
+    "num_experts": "num_moe_experts",
+    "fp8_param_gather": "fp8_param_gather",
+    "swiglu": "gated_linear_unit",
+}
+_NEGATED = {"no_fp8_wgrad": "fp8_wgrad", "disable_fp8_wgrad": "fp8_wgrad"}
+_LEGACY_FORMAT = {"fp8_e4m3": "e4m3", "fp8_hybrid": "hybrid"}
+
+
+def _flag_to_field(flag: str) -> str:
+    return flag.lstrip("-").replace("-", "_")
+
+
+def field_to_flag(name: str) -> str:
+    """How a user writes a TransformerConfig field on Megatron's command line."""
+    flag = {v: k for k, v in _RENAMED.items()}.get(name, name)
+    return "--" + flag.replace("_", "-")
+
+
+MEGATRON_FLAGS = Profile(
+    framework=Framework.MEGATRON,
+    label="Megatron-LM",
+    defaults=MEGATRON_DEFAULTS,
+    spell=field_to_flag,
+    kind="Megatron command-line flags",
+)
+
+
+def fields_from_flags(flags: dict[str, Arg]) -> dict[str, Arg]:
+    """Megatron flags (`--fp8-format` ...) as TransformerConfig fields (`fp8` ...)."""
+    fields: dict[str, Arg] = {}
+    for flag, arg in flags.items():
+        name = _flag_to_field(flag)
+        if name in _NEGATED:
+            on = as_bool(arg.value) if arg.known else None
+            fields[_NEGATED[name]] = replace(arg, value=(not on) if on is not None else arg.value)
+        elif name in _LEGACY_FORMAT:
+            if arg.known and as_bool(arg.value):
+                fields["fp8"] = replace(arg, value=_LEGACY_FORMAT[name])
+        else:
+            fields[_RENAMED.get(name, name)] = arg
+    gqa = fields.pop("group_query_attention", None)
+    if gqa is None or not (gqa.known and as_bool(gqa.value)):
+        fields.pop("num_query_groups", None)
+    return fields
+
+
+FLAG_KEYS = {field: field_to_flag(name) for field, name in MODEL_TO_CONFIG.items()}
+
+
+def site_from_flags(
+    flags: dict[str, Arg], path: str, site_span: Span, kind: str, edit: EditInfo | None = None
+) -> Fp8Site:
+    profile = replace(MEGATRON_FLAGS, kind=kind, edit=edit)
+    return build_site(fields_from_flags(flags), profile, path, site_span)
+
+
+def from_model_args(file: SourceFile, doc: Document) -> list[Fp8Site]:
+    """Functional-test `model_config.yaml`: each `MODEL_ARGS*` block is a site."""
+    root = doc.root
+    if root is None or not root.is_map:
+        return []
+    sites: list[Fp8Site] = []
+    blocks = {k.raw: (k, v) for k, v in root.items()}  # a repeated key: the last one wins
+    for key, value in blocks.values():
+        if key.raw is None or not key.raw.startswith("MODEL_ARGS") or not value.is_map:
+            continue
+        flags: dict[str, Arg] = {}
+        block = args_of_map(file, root, (key.raw,), value, interpolate=False)
+        for name, arg in block.items():
+            if not name.startswith("--"):
+                continue
+            if isinstance(arg.value, str) and "${" in arg.value:
+                arg = replace(arg, known=False, note=f"`{arg.value}` is filled in by the launcher")
+            if arg.value is None and arg.known:
+                arg = replace(arg, value=True)  # an empty value is the bare flag
+            flags[name] = arg
+        span = file.span(key.start, value.end)
+        edit = edit_info(file, doc, value, FLAG_KEYS)
+        sites.append(site_from_flags(flags, file.path, span, f"Megatron `{key.raw}` block", edit))
+    return sites
+
+
+def _is_transformer_config(node: Node) -> bool:
+    """A mapping of TransformerConfig fields: `fp8` (a format string or null, never a
+    boolean `true`: that is another stack's switch) beside a delayed-scaling field."""
+    keys = set(node.keys())
+    pair = node.get("fp8")
+    if pair is not None and pair[1].deref().kind == "scalar" and pair[1].deref().value is True:
+        return False
+    return (
+        "fp8" in keys
+        and any(
+            k in keys
+            for k in ("fp8_margin", "fp8_amax_history_len", "fp8_recipe", "fp8_amax_compute_algo")
+        )
+        and not ({"fp8_hybrid", "fp8_e4m3"} & keys)
+    )
+
+
+def from_transformer_config(file: SourceFile, doc: Document) -> list[Fp8Site]:
+    """`--yaml-cfg` files (`language_model:` + `model_parallel:`) and serialized configs."""
+    root = doc.root
+    if root is None or not root.is_map:
+        return []
+    from fp8lint.documents.tree import walk
+
+    sites: list[Fp8Site] = []
+    for path, mapping in walk(root, max_depth=4):
+        if mapping.merged or not _is_transformer_config(mapping):
+            continue  # a `<<: *base` template is linted where it is merged
+        prefix = ".".join(path)
+        spell = (prefix + ".{key}") if prefix else "{key}"
+        fields = args_of_map(file, root, path, mapping, spell)
+        parent = root if len(path) <= 1 else _parent(root, path)
+        for sibling in ("model_parallel",):
+            pair = parent.get(sibling) if parent is not None else None
+            if pair and pair[1].is_map:
+                sib_path = (*path[:-1], sibling)
+                for name, arg in args_of_map(
+                    file, root, sib_path, pair[1], ".".join(sib_path) + ".{key}"
+                ).items():
+                    fields.setdefault(name, arg)
+        if parent is not None and parent is not mapping:
+            for name, arg in args_of_map(
+                file,
+                root,
+                path[:-1],
+                parent,
+                (".".join(path[:-1]) + ".{key}") if path[:-1] else "{key}",
+            ).items():
+                fields.setdefault(name, arg)
+        target = mapping.get("_target_")
+        nemo = target is not None and "nemo" in str(target[1].deref().value)
+
+        def spell_key(name: str, prefix: str = prefix) -> str:
+            return f"{prefix}.{name}" if prefix else name
+
+        profile = Profile(
+            framework=Framework.NEMO2 if nemo else Framework.MEGATRON,
+            label="Megatron-LM",
+            defaults=MEGATRON_DEFAULTS,
+            spell=spell_key,
+            kind="serialized NeMo 2 model config" if nemo else "Megatron TransformerConfig mapping",
+        )
+        if len(path) >= 1:
+            key_pair = (_parent(root, path) or root).get(path[-1])
+            span = file.span(key_pair[0].start, mapping.end) if key_pair else file.span_of(mapping)
+        else:
+            span = file.span_of(mapping)
+        profile = replace(profile, edit=edit_info(file, doc, mapping, MODEL_TO_CONFIG))
+        switch = _switch(file, root, path, "enabled")
+        checkpointing = _switch(file, root, path, "activation_checkpointing")
+        if checkpointing is not None:
+            fields = _recompute(fields, checkpointing)
+        sites.append(build_site(fields, profile, file.path, span, switch=switch))
+    return sites
+
+
+def _switch(file: SourceFile, root: Node, path: tuple[str, ...], key: str) -> Arg | None:
+    """The on/off `key` that governs the block at `path`: on the block itself or on a
+    mapping above it (NeMo-RL's `policy.megatron_cfg.enabled` over
+    `policy.megatron_cfg.fp8_cfg.enabled`).  The innermost `false` wins over everything (any
+    switch off above a block turns it off); else an unreadable one, else the innermost."""
+    from fp8lint.frameworks.shared.tree_args import lookup
+
+    found: list[Arg] = []
+    for depth in range(len(path), 0, -1):
+        node = lookup(root, list(path[:depth]))
+        if node is None or not node.is_map or node.deref().get(key) is None:
+            continue
+        at = path[:depth]
+        arg = args_of_map(file, root, at, node.deref(), ".".join(at) + ".{key}").get(key)
+        if arg is not None:
+            found.append(arg)
+    for arg in found:
+        if arg.known and as_bool(arg.value) is False:
+            return arg
+    return next((a for a in found if not a.known), found[0] if found else None)
+
+
+def _recompute(fields: dict[str, Arg], checkpointing: Arg) -> dict[str, Arg]:
+    """NeMo-RL's `activation_checkpointing`: when true, Megatron recompute with the block's
+    `recompute_granularity` (default `full`); when false, no recompute at all (NeMo-RL
+    `models/policy/workers/megatron_policy_worker.py` sets the granularity only when on)."""
+    out = dict(fields)
+    if not checkpointing.known:
+        out["recompute_granularity"] = replace(checkpointing, value=None)
+    elif as_bool(checkpointing.value) is False:
+        out.pop("recompute_granularity", None)
+    elif "recompute_granularity" not in out:
+        out["recompute_granularity"] = replace(checkpointing, value="full")
+    return out
+
+
+def _parent(root: Node, path: tuple[str, ...]) -> Node | None:
+    from fp8lint.frameworks.shared.tree_args import lookup
+
+    if len(path) <= 1:
+        return root
+    node = lookup(root, list(path[:-1]))
+    return node.deref() if node is not None else None

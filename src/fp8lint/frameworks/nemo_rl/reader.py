@@ -1,0 +1,173 @@
+"""NeMo-RL policy configs: `policy.megatron_cfg.fp8_cfg` and the Megatron keys beside it.
+
+NeMo-RL builds a Megatron-Bridge model provider (a Megatron `TransformerConfig`) from the
+Hugging Face checkpoint and then copies `megatron_cfg` onto it
+(NVIDIA-NeMo/RL `nemo_rl/models/megatron/setup.py` @7ea279ab):
+
+- only when `fp8_cfg.enabled` is true are `fp8` (the format), `fp8_recipe` and `fp8_param`
+  copied, and all three must then be present (a missing one raises `KeyError`); every other
+  FP8 field keeps `TransformerConfig`'s default (margin 0, history 1, `most_recent`);
+- `tensor_model_parallel_size`, `pipeline_model_parallel_size`, `context_parallel_size`,
+  `expert_model_parallel_size` and `sequence_parallel` are copied as written;
+- `activation_checkpointing: true` sets `recompute_granularity` (default `full`);
+  `activation_checkpointing: false` means no recompute;
+- the Megatron backend runs only when `megatron_cfg.enabled` is true
+  (`nemo_rl/models/policy/lm_policy.py`), so `enabled: false` there, or in `fp8_cfg`, makes
+  the FP8 block dormant.
+
+`env_vars` are exported to the workers (`NVTE_FP8_BLOCK_SCALING_FP32_SCALES: "1"` keeps FP32
+block scales for TE's blockwise recipe); the vLLM rollout's `generation.vllm_cfg.precision:
+fp8` quantizes inference, not training.  Both are recorded as notes, never as findings.
+A file's `defaults:` parents are merged before it is read (`frameworks/hydra.py`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+from fp8lint.documents.text import SourceFile
+from fp8lint.documents.tree import Document, Node
+from fp8lint.frameworks.shared.base import Arg, written
+from fp8lint.frameworks.shared.transformer_config import (
+    MEGATRON_DEFAULTS,
+    Profile,
+    as_bool,
+    build_site,
+)
+from fp8lint.frameworks.shared.tree_args import args_of_map, edit_info
+from fp8lint.model import Fp8Site, Framework, Setting, SourceNote
+
+LABEL = "NeMo-RL (Megatron TransformerConfig)"
+MEGATRON_KEYS = (
+    "tensor_model_parallel_size",
+    "pipeline_model_parallel_size",
+    "context_parallel_size",
+    "expert_model_parallel_size",
+    "expert_tensor_parallel_size",
+    "sequence_parallel",
+)
+# the MLP kind comes from the Hugging Face checkpoint, which is not read
+DEFAULTS = {k: v for k, v in MEGATRON_DEFAULTS.items() if k != "gated_linear_unit"}
+FP8_ENV = ("NVTE_FP8_BLOCK_SCALING_FP32_SCALES",)
+# the only keys NeMo-RL copies from fp8_cfg: a fix can write nothing else there
+CFG_KEYS = {"fmt": "fp8", "recipe": "fp8_recipe", "fp8_param_gather": "fp8_param"}
+
+
+def _spell(name: str) -> str:
+    inside = name in ("fp8", "fp8_recipe", "fp8_param")
+    return f"policy.megatron_cfg.{'fp8_cfg.' if inside else ''}{name}"
+
+
+def _map(node: Node | None, key: str) -> Node | None:
+    if node is None:
+        return None
+    pair = node.deref().get(key)
+    return pair[1].deref() if pair is not None and pair[1].is_map else None
+
+
+def from_tree(file: SourceFile, doc: Document) -> list[Fp8Site]:
+    root = doc.root
+    if root is None or not root.is_map:
+        return []
+    policy = _map(root, "policy")
+    megatron = _map(policy, "megatron_cfg")
+    fp8_pair = megatron.get("fp8_cfg") if megatron is not None else None
+    if megatron is None or fp8_pair is None or not fp8_pair[1].is_map:
+        return []
+    fp8_cfg = fp8_pair[1].deref()
+    base = ("policy", "megatron_cfg")
+    spell = "policy.megatron_cfg.{key}"
+    outer = args_of_map(file, root, base, megatron, spell)
+    inner_spell = "policy.megatron_cfg.fp8_cfg.{key}"
+    inner = args_of_map(file, root, (*base, "fp8_cfg"), fp8_cfg, inner_spell)
+    notes: list[SourceNote] = []
+
+    switch = inner.get("enabled")
+    backend = outer.get("enabled")
+    enabled: Setting[bool]
+    if backend is not None and backend.known and as_bool(backend.value) is False:
+        enabled = written(backend, False, "the Megatron backend is off, so fp8_cfg is not read")
+    elif switch is None:
+        enabled = Setting[bool].model_construct(
+            value=False,
+            known=True,
+            provenance="default",
+            key="policy.megatron_cfg.fp8_cfg.enabled",
+            default_of="NeMo-RL",
+        )
+    elif not switch.known:
+        enabled = written(switch, None)
+    else:
+        enabled = written(switch, bool(as_bool(switch.value)))
+
+    fields: dict[str, Arg] = {}
+    for key in MEGATRON_KEYS:
+        if key in outer:
+            fields[key] = outer[key]
+    for key in ("fp8", "fp8_recipe"):
+        if key in inner:
+            fields[key] = inner[key]
+    if "fp8_param" in inner:
+        fields["fp8_param_gather"] = inner["fp8_param"]
+    fmt_arg = fields.get("fp8")
+    fmt = None
+    if fmt_arg is None:
+        fmt = Setting[Any].model_construct(known=False, note="no fp8_cfg.fp8 (NeMo-RL raises)")
+    ckpt = outer.get("activation_checkpointing")
+    if ckpt is not None and ckpt.known:
+        on = as_bool(ckpt.value)
+        granularity = outer.get("recompute_granularity")
+        if on and granularity is not None:
+            fields["recompute_granularity"] = granularity
+        elif on:
+            fields["recompute_granularity"] = replace(
+                ckpt, value="full", note="activation_checkpointing defaults to full recompute"
+            )
+    env = _map(megatron, "env_vars")
+    if env is not None:
+        for name, arg in args_of_map(file, root, (*base, "env_vars"), env, spell).items():
+            if name in FP8_ENV:
+                notes.append(
+                    SourceNote.model_construct(
+                        kind="env",
+                        key=name,
+                        span=arg.span,
+                        message=f"`{name}={arg.raw}` is exported to the Megatron workers "
+                        "(FP32 instead of power-of-2 scales for TE's blockwise recipe)",
+                    )
+                )
+    vllm = _map(_map(policy, "generation"), "vllm_cfg")
+    if vllm is not None:
+        prec = vllm.get("precision")
+        if prec is not None and str(prec[1].deref().value).lower() == "fp8":
+            notes.append(
+                SourceNote.model_construct(
+                    kind="inference",
+                    key="policy.generation.vllm_cfg.precision",
+                    span=file.span(prec[0].start, prec[1].end),
+                    message="vLLM rollouts run in FP8: inference quantization, not FP8 training",
+                )
+            )
+    profile = Profile(
+        framework=Framework.BRIDGE,
+        label=LABEL,
+        defaults=DEFAULTS,
+        spell=_spell,
+        kind="NeMo-RL policy.megatron_cfg.fp8_cfg",
+        edit=edit_info(file, doc, fp8_cfg, CFG_KEYS, after_fp8=False),
+    )
+    site = build_site(
+        fields,
+        profile,
+        file.path,
+        file.span(fp8_pair[0].start, fp8_pair[1].end),
+        notes=notes,
+    )
+    if fmt_arg is not None:
+        fmt = site.fmt
+    update: dict[str, Any] = {"enabled": enabled, "fmt": fmt}
+    update["enable_span"] = enabled.span if enabled.written else None
+    if ckpt is not None and ckpt.known and as_bool(ckpt.value) is False:
+        update["recompute_granularity"] = written(ckpt, None, "activation_checkpointing is off")
+    return [site.model_copy(update=update)]

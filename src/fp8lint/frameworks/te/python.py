@@ -1,0 +1,614 @@
+"""Transformer Engine: its recipe classes, their keywords and defaults (written once, here),
+and the Python recognizers for what code does with them: the recipe calls, the autocast
+that uses each recipe and the amax-reduction group it gives it, a TE linear used as the
+output head, and activation recompute through PyTorch's own checkpoint.
+
+Names, fields and defaults: TE
+`transformer_engine/common/recipe/__init__.py` (`DelayedScaling` and its siblings).
+
+libcst is imported only by the recognizers (below the data): Megatron's YAML reads the
+defaults from here without paying for a Python parser.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any, cast
+
+from fp8lint.frameworks.shared import surfaces
+from fp8lint.frameworks.shared.base import Arg, default, written
+from fp8lint.model import (
+    AmaxAlgo,
+    AmaxScope,
+    Fp8Format,
+    Fp8Site,
+    Framework,
+    Recipe,
+    Setting,
+    SourceNote,
+)
+
+if TYPE_CHECKING:
+    import libcst as cst
+
+    from fp8lint.frameworks.shared.python_args import CallArg, Context, Target, Val
+    from fp8lint.frameworks.shared.python_reach import Condition
+
+TE = "Transformer Engine"
+
+# `DelayedScaling()`'s defaults, in TE's own terms (format member, algorithm name)
+DELAYED_DEFAULTS: dict[str, Any] = {
+    "fp8_format": "HYBRID",
+    "margin": 0,
+    "amax_history_len": 1024,
+    "amax_compute_algo": "max",
+    "reduce_amax": True,
+}
+
+CLASSES: dict[str, Recipe] = {
+    "DelayedScaling": Recipe.DELAYED,
+    "Float8CurrentScaling": Recipe.TENSORWISE,
+    "MXFP8BlockScaling": Recipe.MXFP8,
+    "Float8BlockScaling": Recipe.BLOCKWISE,
+    "NVFP4BlockScaling": Recipe.NVFP4,
+}
+FORMATS: dict[str, Fp8Format] = {
+    "HYBRID": Fp8Format.HYBRID,
+    "E4M3": Fp8Format.E4M3,
+    "E5M2": Fp8Format.E5M2,
+}
+DEFAULT_FORMAT: dict[str, Fp8Format] = {
+    "DelayedScaling": FORMATS[DELAYED_DEFAULTS["fp8_format"]],
+    "Float8CurrentScaling": Fp8Format.HYBRID,
+    "MXFP8BlockScaling": Fp8Format.E4M3,
+    "Float8BlockScaling": Fp8Format.E4M3,
+    "NVFP4BlockScaling": Fp8Format.E4M3,
+}
+_COMMON = frozenset({"fp8_format", "fp8_dpa", "fp8_mha"})
+# the keywords each recipe class has (others are dropped by TE's pydantic dataclass)
+KEYWORDS: dict[str, frozenset[str]] = {
+    "DelayedScaling": _COMMON
+    | {
+        "margin",
+        "amax_history_len",
+        "amax_compute_algo",
+        "reduce_amax",
+        "interval",
+        "override_linear_precision",
+    },
+    "Float8CurrentScaling": _COMMON,
+    "MXFP8BlockScaling": _COMMON | {"margin"},
+    "Float8BlockScaling": _COMMON,
+    "NVFP4BlockScaling": _COMMON,
+}
+ALGOS: dict[str, AmaxAlgo] = {"max": AmaxAlgo.MAX, "most_recent": AmaxAlgo.MOST_RECENT}
+# model field -> the keyword a fix writes it with
+KEYS = {
+    "margin": "margin",
+    "amax_history_len": "amax_history_len",
+    "amax_compute_algo": "amax_compute_algo",
+    "fmt": "fp8_format",
+    "reduce_amax": "reduce_amax",
+    "interval": "interval",
+}
+# modules a bare recipe class name must be imported from to count
+_MODULE = re.compile(r"transformer_engine|recipe")
+
+AUTOCASTS = frozenset({"fp8_autocast", "autocast"})
+_RECIPE_KEYS = ("fp8_recipe", "recipe")
+_GROUP_KEYS = ("fp8_group", "amax_reduction_group")
+# amax-reduction group getters (Megatron `parallel_state`), by function name
+GROUP_GETTERS: dict[str, AmaxScope] = {
+    "get_data_parallel_group": AmaxScope.DP_ONLY,
+    "get_amax_reduction_group": AmaxScope.TP_DP_CP,
+    "get_tensor_model_parallel_group": AmaxScope.TP,
+    "get_tensor_and_data_parallel_group": AmaxScope.TP_DP,
+    "get_model_parallel_group": AmaxScope.CUSTOM,
+}
+
+# activation recompute through PyTorch's own checkpoint, outside TE's `te.checkpoint` (which
+# manages the FP8 state of the recompute itself: TE #1190, fixed by PR #1254)
+TORCH_CHECKPOINTS = frozenset(
+    {"torch.utils.checkpoint.checkpoint", "torch.utils.checkpoint.checkpoint_sequential"}
+)
+_TORCH_CHECKPOINT_NOTE = (
+    "activation recompute through torch.utils.checkpoint, outside TE's own te.checkpoint"
+)
+_HF_NOTE = (
+    "Hugging Face gradient checkpointing: activation recompute through "
+    "torch.utils.checkpoint, outside TE's own te.checkpoint"
+)
+# a TE linear assigned to one of these names is the output head (`self.lm_head = te.Linear(...)`)
+HEAD_TARGETS = frozenset({"lm_head", "output_layer", "output", "head", "output_proj"})
+LINEARS = frozenset({"Linear", "LayerNormLinear"})
+_HEAD_NOTE = "a Transformer Engine Linear used as the output head runs in FP8 inside fp8_autocast"
+
+# the names whose calls the file must be parsed for
+CALL_NAMES = frozenset(CLASSES) | AUTOCASTS
+OTHER_NAMES = LINEARS | {"checkpoint", "checkpoint_sequential"}
+
+
+def imported_from_te(module: str) -> bool:
+    """Whether a bare recipe class name imported from `module` is TE's."""
+    return bool(_MODULE.search(module))
+
+
+# ----------------------------------------------------------------------------- recipes
+
+
+def recipe_site(ctx: Context, tgt: Target) -> Fp8Site:
+    """A recipe call: every keyword its class has, and TE's defaults for the rest."""
+    call, cls = tgt.call, tgt.name
+    call_span = ctx.span(call)
+    kw = ctx.keywords(call)
+    kw.update(ctx.overrides(call))
+    allowed = KEYWORDS[cls]
+    values: dict[str, Setting[Any]] = {
+        "enabled": Setting[bool].model_construct(
+            value=True, known=True, provenance="derived", key=cls, span=call_span
+        ),
+        "recipe": Setting[Recipe].model_construct(
+            value=CLASSES[cls],
+            known=True,
+            provenance="written",
+            key=cls,
+            span=ctx.span(tgt.callee),
+            raw=ctx.text(tgt.callee),
+        ),
+    }
+    # every value this recipe has, validated at once against TE's surface
+    args = {key: val.arg for key, val in kw.items() if key in allowed and key in _CHECKED}
+    algo = kw.get("amax_compute_algo") if "amax_compute_algo" in allowed else None
+    if algo is not None and algo.arg.known:
+        args["amax_compute_algo"] = algo.arg
+    fmt_val = kw.get("fp8_format")
+    fmt_arg = _format_arg(ctx, fmt_val) if fmt_val is not None else None
+    if fmt_arg is not None:
+        args["fp8_format"] = fmt_arg
+    checked = surfaces.check("te", args)
+    invalid: list[SourceNote] = list(checked.invalid)
+
+    if fmt_arg is None:
+        values["fmt"] = default(DEFAULT_FORMAT[cls], TE, "fp8_format", call_span)
+    elif not fmt_arg.known:
+        values["fmt"] = written(fmt_arg, None)
+    elif checked.ok("fp8_format"):
+        values["fmt"] = written(fmt_arg, FORMATS[checked.values["fp8_format"]])
+    else:
+        values["fmt"] = ctx.unreadable(fmt_arg)
+    te_defaults: dict[str, Any] = {}
+    if cls == "DelayedScaling":
+        te_defaults = {
+            "margin": DELAYED_DEFAULTS["margin"],
+            "amax_history_len": DELAYED_DEFAULTS["amax_history_len"],
+            "amax_compute_algo": ALGOS[DELAYED_DEFAULTS["amax_compute_algo"]],
+            "reduce_amax": DELAYED_DEFAULTS["reduce_amax"],
+        }
+    for key in ("margin", "amax_history_len", "interval", "reduce_amax", "fp8_dpa", "fp8_mha"):
+        val = kw.get(key) if key in allowed else None
+        if val is not None:
+            values[key] = _checked(ctx, val.arg, checked, key)
+        elif key in te_defaults:
+            values[key] = default(te_defaults[key], TE, key, call_span)
+    if algo is not None:
+        values["amax_compute_algo"] = (
+            _checked(ctx, algo.arg, checked, "amax_compute_algo", ALGOS)
+            if algo.arg.known
+            else _algo_unknown(algo)
+        )
+    elif "amax_compute_algo" in te_defaults:
+        values["amax_compute_algo"] = default(
+            te_defaults["amax_compute_algo"], TE, "amax_compute_algo", call_span
+        )
+    val = kw.get("override_linear_precision") if "override_linear_precision" in allowed else None
+    if val is not None:
+        from fp8lint.frameworks.shared.python_args import canonical_text
+
+        arg = val.arg
+        values["override_linear_precision"] = written(
+            arg, canonical_text(arg.value) if arg.known else None
+        )
+    return Fp8Site.model_construct(
+        path=ctx.file.path,
+        framework=Framework.TE,
+        kind=f"Transformer Engine {cls}(...)",
+        span=call_span,
+        invalid=invalid,
+        edit=ctx.edit_info(call, KEYS),
+        **cast("dict[str, Any]", values),  # keys are Setting fields
+    )
+
+
+_CHECKED = frozenset(
+    {"margin", "amax_history_len", "interval", "reduce_amax", "fp8_dpa", "fp8_mha"}
+)
+
+
+def _checked(
+    ctx: Context, arg: Arg, checked: surfaces.Checked, key: str, names: dict[str, Any] | None = None
+) -> Setting[Any]:
+    """A keyword's setting from what the surface made of it (unreadable when rejected)."""
+    if not arg.known:
+        return written(arg, None)
+    if not checked.ok(key):
+        return ctx.unreadable(arg)
+    value = checked.values[key]
+    return written(arg, names[value] if names is not None else value)
+
+
+def _format_arg(ctx: Context, val: Val) -> Arg:
+    """`Format.E4M3` (however `Format` is reached) as the member's name; anything else as
+    read (a string as written; an expression fp8lint cannot read stays unknown)."""
+    import libcst.matchers as m
+
+    from fp8lint.documents.python import dotted
+    from fp8lint.frameworks.shared.python_args import member_of
+
+    arg = val.arg
+    node = val.node
+    if dotted(node) is not None and (
+        m.matches(node, member_of("Format"))
+        or (  # `F.E4M3` after `from transformer_engine.common.recipe import Format as F`
+            m.matches(node, m.Attribute())
+            and any(q.endswith(".Format") for q in ctx.doc.imported_names(node.value))  # type: ignore[attr-defined]
+        )
+    ):
+        member = val.node.attr.value  # type: ignore[attr-defined]
+        return replace(arg, known=True, value=member, note=None)
+    return arg
+
+
+def _algo_unknown(val: Val) -> Setting[Any]:
+    """An `amax_compute_algo` fp8lint cannot read: a custom callable, or a name."""
+    import libcst.matchers as m
+
+    from fp8lint.frameworks.shared.python_args import function
+
+    arg = val.arg
+    if m.matches(val.node, function()):
+        return written(
+            arg,
+            None,
+            "custom callable: TE calls it on the amax history, so "
+            "fp8lint cannot tell which amax it picks",
+        )
+    return written(arg, None, f"{arg.note}; it may be a custom callable" if arg.note else None)
+
+
+# ------------------------------------------------------------------------ autocast linkage
+
+
+def is_te_autocast(tgt: Target) -> bool:
+    """`fp8_autocast`, or an `autocast` named through Transformer Engine (not torch's)."""
+    from fp8lint.documents.python import dotted
+
+    return (
+        tgt.name == "fp8_autocast"
+        or "transformer_engine" in tgt.origin
+        or ((dotted(tgt.callee) or [""])[0] == "te")
+    )
+
+
+def autocast_links(
+    ctx: Context, autocasts: list[Target], recipes: dict[int, Target]
+) -> tuple[dict[int, list[Setting[Any]]], list[tuple[cst.Call, str]]]:
+    """Which recipe each autocast uses (by id of its call), and the amax group it gives it;
+    and the autocasts whose recipe fp8lint cannot trace."""
+    from fp8lint.documents.python import short
+    from fp8lint.frameworks.shared.python_args import call_args
+
+    links: dict[int, list[Setting[Any]]] = {}
+    unlinked: list[tuple[cst.Call, str]] = []
+    for tgt in autocasts:
+        call = tgt.call
+        te_named = is_te_autocast(tgt)
+        args = call_args(call)
+        keyed = {a.keyword: a for a in args if a.keyword is not None}
+        if not te_named and not any(k in keyed for k in _RECIPE_KEYS + _GROUP_KEYS):
+            continue  # `torch.autocast(...)` and friends
+        plain = [a for a in args if a.keyword is None and not a.star]
+        recipe_arg = next((keyed[k] for k in _RECIPE_KEYS if k in keyed), None)
+        if recipe_arg is None and te_named and len(plain) > 2:
+            recipe_arg = plain[2]
+        if recipe_arg is None:
+            continue  # TE's hardware-dependent default recipe, not one of this file's
+        group_arg = next((keyed[k] for k in _GROUP_KEYS if k in keyed), None)
+        group_key = "fp8_group" if tgt.name == "fp8_autocast" else "amax_reduction_group"
+        if group_arg is None and te_named and len(plain) > 3:
+            group_arg = plain[3]
+        if group_arg is not None and group_arg.keyword is not None:
+            group_key = group_arg.keyword
+        setting = _group(ctx, call, group_arg, group_key)
+        final = ctx.doc.follow(recipe_arg.value).node
+        if id(final) in recipes:
+            links.setdefault(id(final), []).append(setting)
+        else:
+            unlinked.append((call, short(ctx.text(recipe_arg.value))))
+    return links, unlinked
+
+
+def autocast_switches(
+    ctx: Context, autocasts: list[Target], recipes: dict[int, Target]
+) -> dict[int, Setting[Any]]:
+    """The recipes (by id of their call) that every TE autocast using them switches off
+    (`enabled=False`, or False as the first argument): nothing runs in FP8 with them, so
+    their site is dormant, pointing at the switch.  One autocast left on keeps it live."""
+    from fp8lint.frameworks.shared.python_args import call_args
+
+    seen: dict[int, list[Setting[Any] | None]] = {}
+    for tgt in autocasts:
+        if not is_te_autocast(tgt):
+            continue
+        args = call_args(tgt.call)
+        keyed = {a.keyword: a for a in args if a.keyword is not None}
+        plain = [a for a in args if a.keyword is None and not a.star]
+        recipe_arg = next((keyed[k] for k in _RECIPE_KEYS if k in keyed), None)
+        if recipe_arg is None and len(plain) > 2:
+            recipe_arg = plain[2]
+        if recipe_arg is None:
+            continue
+        final = ctx.doc.follow(recipe_arg.value).node
+        if id(final) not in recipes:
+            continue
+        switch = keyed.get("enabled") or (plain[0] if plain else None)
+        off: Setting[Any] | None = None
+        if switch is not None:
+            ok, value = ctx.literal(ctx.doc.follow(switch.value).node)
+            if ok and value is False:
+                off = Setting[bool].model_construct(
+                    value=False,
+                    known=True,
+                    provenance="written",
+                    key="enabled",
+                    span=ctx.span(switch.value),
+                    raw=ctx.text(switch.value),
+                    entry=ctx.span(switch.node),
+                    note="every autocast that uses this recipe is switched off",
+                )
+        seen.setdefault(id(final), []).append(off)
+    return {
+        key: found[0]
+        for key, found in seen.items()
+        if found and all(f is not None for f in found) and found[0] is not None
+    }
+
+
+def _group(ctx: Context, call: cst.Call, group: CallArg | None, key: str) -> Setting[Any]:
+    import libcst as cst
+    import libcst.matchers as m
+
+    from fp8lint.documents.python import last_name, short
+
+    if group is None:
+        return default(
+            AmaxScope.WORLD,
+            TE,
+            key,
+            ctx.span(call),
+            f"no `{key}` given: TE reduces the amax over the world group",
+        )
+    val = ctx.value_of(key, group.node, group.value)
+    arg, node = val.arg, val.node
+    if arg.known and arg.value is None:
+        return written(
+            arg, AmaxScope.WORLD, "`None` is the world group: every rank shares one amax"
+        )
+    if m.matches(node, m.Call()):
+        assert isinstance(node, cst.Call)
+        name = last_name(node.func) or ""
+        scope_value = GROUP_GETTERS.get(name)
+        if scope_value is None and name.endswith("get_data_parallel_group"):
+            scope_value = AmaxScope.DP_ONLY
+        if scope_value is not None:
+            kw = ctx.keywords(node)
+            known = replace(arg, known=True, value=ctx.text(node), note=None)
+            flag_name = (
+                "tp_only_amax_red"
+                if scope_value is AmaxScope.TP_DP_CP
+                else "with_context_parallel"
+                if scope_value is AmaxScope.TP_DP
+                else None
+            )
+            flag = kw.get(flag_name) if flag_name else None
+            if flag is not None:
+                if not flag.arg.known:
+                    return written(replace(arg, known=False, note=flag.arg.note), None)
+                if flag.arg.value is True:
+                    scope_value = (
+                        AmaxScope.TP_CP if scope_value is AmaxScope.TP_DP_CP else AmaxScope.TP_DP_CP
+                    )
+            return written(known, scope_value)
+    return written(
+        replace(arg, known=False),
+        None,
+        f"fp8lint cannot tell which ranks `{short(arg.raw or '')}` holds",
+    )
+
+
+def amax_scope(
+    ctx: Context,
+    call: cst.Call,
+    linked: list[Setting[Any]],
+    unlinked: list[tuple[cst.Call, str]],
+) -> Setting[Any]:
+    """The amax group of one recipe: from the autocasts that use it, or TE's default."""
+    call_span = ctx.span(call)
+    if linked:
+        first = linked[0]
+        known_values = {s.value for s in linked if s.known}
+        if len(linked) == 1 or (len(known_values) == 1 and all(s.known for s in linked)):
+            extra = tuple(s.span for s in linked[1:] if s.span is not None)
+            return first.model_copy(update={"via": first.via + extra})
+        narrow = next(
+            (s for s in linked if s.known and s.value is not None and s.value.includes_tp is False),
+            None,
+        )
+        pick = narrow or next((s for s in linked if not s.known), first)
+        return pick.model_copy(
+            update={
+                "note": f"this recipe is used by {len(linked)} autocasts with different amax "
+                "groups" + (f"; {pick.note}" if pick.note else ""),
+            }
+        )
+    if unlinked:
+        other, shown = unlinked[0]
+        line = ctx.span(other).line
+        return Setting[AmaxScope].model_construct(
+            known=False,
+            key="fp8_group",
+            span=call_span,
+            note=f"the autocast on line {line} passes a recipe fp8lint cannot trace "
+            f"(`{shown}`), so the amax group of this recipe is unknown",
+        )
+    return default(
+        AmaxScope.WORLD,
+        TE,
+        "fp8_group",
+        call_span,
+        "no autocast seen in this file; TE's default group is the world",
+    )
+
+
+# ---------------------------------------------------------------- the model code around it
+
+
+def module_facts(ctx: Context, sites: list[Fp8Site], te_autocast: bool) -> list[Fp8Site]:
+    """Set, on the file's TE recipe sites, what the model code around them shows: a
+    recompute through `torch.utils.checkpoint` (delayed recipes only) and a TE linear
+    used as the output head (when a TE autocast puts it under FP8)."""
+    if not any(s.framework is Framework.TE for s in sites):
+        return sites
+    recompute = _torch_checkpoint(ctx)
+    head = _head(ctx) if te_autocast else None
+    if recompute is None and head is None:
+        return sites
+    out: list[Fp8Site] = []
+    for site in sites:
+        updates: dict[str, Setting[Any]] = {}
+        if site.framework is Framework.TE:
+            if recompute is not None and site.is_delayed:
+                updates.update(recompute)
+            if head is not None:
+                updates["output_head_fp8"] = head
+        out.append(site.model_copy(update=updates) if updates else site)
+    return out
+
+
+def _calls_named(ctx: Context, names: frozenset[str]) -> list[cst.Call]:
+    """The calls of the file whose callee is spelled with one of `names` or an alias of one."""
+    facts = ctx.facts
+    spelled = set(names) | {a for a, real in facts.aliases.items() if real in names}
+    return [call for name in sorted(spelled) for call in facts.calls.get(name, [])]
+
+
+def _torch_checkpoint(ctx: Context) -> dict[str, Setting[Any]] | None:
+    """Full recompute outside TE's own checkpoint: `torch.utils.checkpoint.checkpoint(...)`
+    or `checkpoint_sequential(...)` however imported, Hugging Face's
+    `model.gradient_checkpointing_enable()` and `gradient_checkpointing=True` (both run
+    torch's checkpoint), with the condition each runs under.  The first that runs
+    unconditionally or behind a launch option is the one reported; one that nothing in the
+    file can reach only when there is no other."""
+    import libcst as cst
+
+    from fp8lint.frameworks.shared.python_reach import condition, switch_phrase
+
+    names = frozenset({"checkpoint", "checkpoint_sequential"})
+    found: list[tuple[cst.CSTNode, str, str, Condition]] = [
+        (call.func, "torch.utils.checkpoint", _TORCH_CHECKPOINT_NOTE, condition(ctx, call))
+        for call in _calls_named(ctx, names)
+        if ctx.imported_from(call.func) in TORCH_CHECKPOINTS
+    ]
+    for call in ctx.facts.calls.get("gradient_checkpointing_enable", []):
+        if isinstance(call.func, cst.Attribute):
+            found.append(
+                (call.func, "gradient_checkpointing_enable()", _HF_NOTE, condition(ctx, call))
+            )
+    for calls in ctx.facts.calls.values():
+        for call in calls:
+            for arg in call.args:
+                if arg.keyword is None or arg.keyword.value != "gradient_checkpointing":
+                    continue
+                ok, value = ctx.literal(ctx.doc.follow(arg.value).node)
+                where = condition(ctx, call)
+                if ok and value is not True:
+                    continue
+                if not ok:
+                    switch = switch_phrase(ctx, arg.value)
+                    where = _both(where, switch)
+                found.append((arg, "gradient_checkpointing=True", _HF_NOTE, where))
+    if not found:
+        return None
+    found.sort(key=lambda f: ctx.doc.where(f[0]))
+    rank = {True: 0, None: 1, False: 2}
+    node, key, note, where = min(found, key=lambda f: rank[f[3].reachable])
+    out: dict[str, Setting[Any]] = {
+        "recompute_granularity": Setting[str].model_construct(
+            value="full",
+            known=True,
+            provenance="written",
+            key=key,
+            span=ctx.span(node),
+            note=note,
+        )
+    }
+    if where.phrase is not None:
+        out["recompute_condition"] = Setting[str].model_construct(
+            value=where.phrase, known=True, provenance="derived", key=key, span=where.span
+        )
+        out["recompute_reachable"] = Setting[bool].model_construct(
+            value=where.reachable,
+            known=where.reachable is not None,
+            provenance="derived",
+            key=key,
+            span=where.span,
+        )
+    return out
+
+
+def _both(outer: Condition, inner: Condition) -> Condition:
+    """Two conditions that must both hold."""
+    from fp8lint.frameworks.shared.python_reach import Condition
+
+    phrases = [p for p in (outer.phrase, inner.phrase) if p]
+    reach = [outer.reachable, inner.reachable]
+    reachable = False if False in reach else (None if None in reach else True)
+    return Condition(" and ".join(phrases) or None, reachable, outer.span or inner.span)
+
+
+def _is_linear(ctx: Context, callee: cst.CSTNode) -> bool:
+    """`te.Linear`, `transformer_engine.pytorch.Linear`, or `Linear` imported from
+    `transformer_engine.pytorch` (and `LayerNormLinear` the same ways)."""
+    origin = ctx.imported_from(callee)
+    if origin is None:
+        return False
+    parts = origin.split(".")
+    if parts[-1] not in LINEARS:
+        return False
+    if parts[0] == "transformer_engine":
+        return "pytorch" in parts[1:-1]
+    # `te.Linear` with no import of `te` in sight: TE's conventional alias
+    return parts[0] == "te" and len(parts) == 2 and not ctx.first_name_imported(callee)
+
+
+def _head(ctx: Context) -> Setting[bool] | None:
+    """The file's first `<head> = te.Linear(...)`: the output head built as a TE linear."""
+    found: list[tuple[cst.Call, str]] = []
+    for call in _calls_named(ctx, LINEARS):
+        assigned = ctx.facts.assigned_to.get(id(call))
+        if assigned is None:
+            continue
+        target = assigned[0]
+        if target.rsplit(".", 1)[-1] in HEAD_TARGETS and _is_linear(ctx, call.func):
+            found.append((call, target))
+    if not found:
+        return None
+    call, target = min(found, key=lambda f: ctx.doc.where(f[0]))
+    return Setting[bool].model_construct(
+        value=True,
+        known=True,
+        provenance="written",
+        key=f"{target} = {ctx.text(call.func)}(...)",
+        span=ctx.span(call),
+        note=_HEAD_NOTE,
+    )

@@ -1,0 +1,155 @@
+"""torchtitan configured in Python (its config registries, `torchtitan/models/*/
+config_registry.py`): `Float8LinearConverter.Config(recipe_name=..., filter_fqns=[...],
+emulate=...)` in a model's `converters` list.
+
+At pytorch/torchtitan b5bcd76 (`torchtitan/components/quantization/float8.py`): the converter
+config defaults to `recipe_name="rowwise"` (its type allows `rowwise` and
+`rowwise_with_gw_hp`; a torchao name such as `tensorwise` still reaches
+`Float8LinearConfig.from_recipe_name`), `filter_fqns=[]` and `emulate=False`; `emulate=True`
+replaces the recipe with `Float8LinearConfig(emulate=True)`, tensorwise.  A linear is skipped
+when one of `filter_fqns` is a substring of its name (`components/quantization/utils.py`), so
+with the default empty list the output head (`lm_head`, `output` in older models) and an MoE
+router gate are converted.  The torchao semantics then apply as for the TOML configs
+(`torchtitan`) and `convert_to_float8_training` (`torchao`).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, cast
+
+from fp8lint.frameworks.shared.base import default, invalid_note, written
+from fp8lint.frameworks.torchtitan.toml import RECIPES, ROUTER_FQN
+from fp8lint.model import Fp8Site, Framework, Recipe, Setting, SourceNote
+
+if TYPE_CHECKING:
+    import libcst as cst
+
+    from fp8lint.frameworks.shared.python_args import Context, Val
+
+LABEL = "torchtitan"
+CONVERTER = "Float8LinearConverter"
+DEFAULT_RECIPE = "rowwise"
+HEAD_FQNS = ("lm_head", "output")
+
+
+def _filtered(filters: list[str], fqn: str) -> bool:
+    return any(isinstance(f, str) and f and f in fqn for f in filters)
+
+
+def _converter_config(ctx: Context, call: cst.Call) -> bool:
+    """`Float8LinearConverter.Config(...)` (or `module.Float8LinearConverter.Config(...)`,
+    or an alias), torchtitan's, not a class of the file's own."""
+    import libcst as cst
+
+    func = call.func
+    if not (isinstance(func, cst.Attribute) and func.attr.value == "Config"):
+        return False
+    owner = func.value
+    name = owner.attr.value if isinstance(owner, cst.Attribute) else None
+    if isinstance(owner, cst.Name):
+        name = ctx.facts.aliases.get(owner.value, owner.value)
+    if name != CONVERTER:
+        return False
+    origin = ctx.imported_from(func)
+    if origin is None:
+        return False  # the file defines it
+    return "torchtitan" in origin or not ctx.first_name_imported(func)
+
+
+def sites(ctx: Context) -> list[Fp8Site]:
+    calls = [c for c in ctx.facts.calls.get("Config", ()) if _converter_config(ctx, c)]
+    return [site(ctx, c) for c in sorted(calls, key=ctx.doc.where)]
+
+
+def site(ctx: Context, call: cst.Call) -> Fp8Site:
+    from fp8lint.frameworks.torchao.reader import _mentions_moe, implied_format
+
+    call_span = ctx.span(call)
+    kw = ctx.keywords(call)
+    kw.update(ctx.overrides(call))
+    invalid: list[SourceNote] = []
+    values: dict[str, Setting[Any]] = {
+        "enabled": Setting[bool].model_construct(
+            value=True, known=True, provenance="derived", key=CONVERTER, span=call_span
+        ),
+    }
+    recipe = _recipe(ctx, call_span, kw, invalid)
+    values["recipe"] = recipe
+    fmt = implied_format(recipe)
+    if fmt is not None:
+        values["fmt"] = fmt
+    head, router = _filters(ctx, call_span, kw.get("filter_fqns"))
+    if _emulated(kw) and head.value is True:
+        # torchtitan documents `emulate` as for tests only (no FP8 GEMM hardware): the head
+        # numerics of such a config are not what a training run gets
+        head = head.model_copy(update={"value": None, "known": False, "note": _EMULATE_NOTE})
+    values["output_head_fp8"] = head
+    if _mentions_moe(ctx):
+        values["router_fp8"] = router
+    return Fp8Site.model_construct(
+        path=ctx.file.path,
+        framework=Framework.TORCHAO,
+        kind=f"torchtitan {CONVERTER}.Config(...)",
+        span=call_span,
+        invalid=invalid,
+        **cast("dict[str, Any]", values),  # keys are Setting fields
+    )
+
+
+_EMULATE_NOTE = (
+    "`emulate=True` is torchtitan's test-only mode; the head is left to a real recipe's check"
+)
+
+
+def _emulated(kw: dict[str, Val]) -> bool:
+    emulate = kw.get("emulate")
+    return emulate is not None and emulate.arg.known and emulate.arg.value is True
+
+
+def _recipe(
+    ctx: Context, call_span: Any, kw: dict[str, Val], invalid: list[SourceNote]
+) -> Setting[Any]:
+    emulate = kw.get("emulate")
+    if emulate is not None and _emulated(kw):
+        return written(
+            emulate.arg,
+            Recipe.TENSORWISE,
+            "`emulate=True` makes torchtitan use Float8LinearConfig(emulate=True), tensorwise",
+        )
+    val = kw.get("recipe_name")
+    if val is None:
+        return default(
+            RECIPES[DEFAULT_RECIPE],
+            LABEL,
+            "recipe_name",
+            call_span,
+            f"no `recipe_name` given: torchtitan's converter uses `{DEFAULT_RECIPE}`",
+        )
+    arg = val.arg
+    if not arg.known:
+        return written(arg, None)
+    if not isinstance(arg.value, str) or arg.value not in RECIPES:
+        invalid.append(invalid_note(arg, "expected rowwise or rowwise_with_gw_hp"))
+        return ctx.unreadable(arg)
+    return written(arg, RECIPES[arg.value])
+
+
+def _filters(ctx: Context, call_span: Any, val: Val | None) -> tuple[Setting[Any], Setting[Any]]:
+    """Whether `filter_fqns` leaves the output head, and an MoE router gate, in FP8."""
+    if val is None:
+        note = "no `filter_fqns` given: torchtitan converts every linear"
+        return (
+            default(True, LABEL, "filter_fqns", call_span, note),
+            default(True, LABEL, "filter_fqns", call_span, note),
+        )
+    arg = val.arg
+    if not arg.known or not isinstance(arg.value, (list, tuple)):
+        unknown = written(arg, None, arg.note or "`filter_fqns` is not a list fp8lint can read")
+        return unknown, unknown
+    filters = [f for f in arg.value if isinstance(f, str)]
+    head = not any(_filtered(filters, fqn) for fqn in HEAD_FQNS)
+    router = not _filtered(filters, ROUTER_FQN)
+    return (
+        written(arg, head, None if head else "the list names the output head"),
+        written(arg, router, None if router else "the list names the router gate"),
+    )
