@@ -39,7 +39,7 @@ class UnrecognizedFp8Keys(Rule):
     )
 
     def check(self, site: Fp8Site, options: Mapping[str, Any]) -> Iterator[Finding]:
-        if site.framework is not Framework.UNIDENTIFIED:
+        if site.framework != Framework.UNIDENTIFIED:
             return
         keys = [n.key for n in site.notes if n.kind == "unidentified"]
         if not keys:

@@ -491,6 +491,7 @@ def cmd_show(args: argparse.Namespace) -> int:
     from fp8lint.documents import kind_for
     from fp8lint.engine import FileProblem, lint_text, read_text
     from fp8lint.engine.runner import selected_files
+    from fp8lint.frameworks.registry import label
     from fp8lint.report.sites import render_sites
     from fp8lint.settings import RunSettings
 
@@ -520,7 +521,7 @@ def cmd_show(args: argparse.Namespace) -> int:
             continue
         diags, sites = lint_text(shown, text, kind, RunSettings())
         # a record of unidentified FP8 keys is no FP8 site of any family: not shown
-        sites = [s for s in sites if s.framework.value != "unidentified"]
+        sites = [s for s in sites if s.framework != "unidentified"]
         for d in diags:
             if d.code == "FP8001":
                 print(f"{d.path}:{d.line}:{d.column}: {d.message}", file=sys.stderr)
@@ -528,7 +529,7 @@ def cmd_show(args: argparse.Namespace) -> int:
         if args.output_format == "json":
             dumps.extend(s.model_dump(mode="json") for s in sites)
         else:
-            sys.stdout.write(render_sites(shown, sites))
+            sys.stdout.write(render_sites(shown, sites, label))
     if args.output_format == "json":
         print(json.dumps(dumps, indent=2))
     return status

@@ -108,36 +108,26 @@ def _span_maker() -> Callable[[str, int, int, int, int, int, int], Span]:
 make_span = _span_maker()
 
 
-class Framework(str, Enum):
+class Framework:
+    """The family names whose semantics rules and the engine ask about (`Fp8Site.framework`).
+
+    A site's `framework` is the name of the family package whose semantics apply to it
+    (`fp8lint.frameworks.NAME`): a plain string, so a new family needs no entry here.  Labels
+    and everything else about a family live in its `FAMILY` descriptor."""
+
     TE = "te"
     MEGATRON = "megatron"
     NEMO1 = "nemo1"
     NEMO2 = "nemo2"
     BRIDGE = "bridge"
     ACCELERATE = "accelerate"
-    DEEPSPEED_MSAMP = "deepspeed-msamp"
+    DEEPSPEED_MSAMP = "deepspeed"
     TORCHAO = "torchao"
     # FP8-looking keys of a file no family claims: read by FP8406 only, never fixed
     UNIDENTIFIED = "unidentified"
     LEVANTER = "levanter"
     NANOTRON = "nanotron"
     MAXTEXT = "maxtext"
-
-
-FRAMEWORK_LABEL: dict[Framework, str] = {
-    Framework.TE: "Transformer Engine",
-    Framework.MEGATRON: "Megatron-LM",
-    Framework.NEMO1: "NeMo 1.x",
-    Framework.NEMO2: "NeMo 2",
-    Framework.BRIDGE: "Megatron-Bridge",
-    Framework.ACCELERATE: "Accelerate",
-    Framework.DEEPSPEED_MSAMP: "DeepSpeed + MS-AMP",
-    Framework.TORCHAO: "torchao",
-    Framework.UNIDENTIFIED: "unidentified family",
-    Framework.LEVANTER: "Levanter (haliax)",
-    Framework.NANOTRON: "nanotron",
-    Framework.MAXTEXT: "MaxText",
-}
 
 
 class Recipe(str, Enum):
@@ -353,7 +343,7 @@ class Fp8Site(BaseModel):
     model_config = ConfigDict(arbitrary_types_allowed=True, defer_build=True)
 
     path: str
-    framework: Framework
+    framework: str  # the family whose semantics apply (`Framework` names the common ones)
     kind: str
     span: Span
     enable_span: Span | None = None

@@ -13,7 +13,7 @@ import pytest
 
 from fp8lint.cli import main
 from fp8lint.engine.config_model import KEYS, Invalid, rule_options_model, validate
-from fp8lint.engine.schemas import SCHEMAS, json_schema
+from fp8lint.engine.schemas import json_schema, schemas
 from fp8lint.engine.units import SIZE_PATTERN, parse_size
 from fp8lint.rules import all_rules
 
@@ -236,7 +236,7 @@ def test_schema_lists_the_schemas(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, err = schema_command(capsys)
     assert code == 0 and not err
     names = [line.split()[0] for line in out.splitlines()]
-    assert names == [s.name for s in SCHEMAS] and "config" in names
+    assert names == [s.name for s in schemas()] and "config" in names
 
 
 def test_an_unknown_schema_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
@@ -244,7 +244,7 @@ def test_an_unknown_schema_is_a_usage_error(capsys: pytest.CaptureFixture[str]) 
     assert code == 2 and not out
     assert err == (
         "fp8lint: error: unknown schema `conifg` (did you mean `config`?); known schemas: "
-        + ", ".join(s.name for s in SCHEMAS)
+        + ", ".join(s.name for s in schemas())
         + "\n"
     )
 
@@ -322,7 +322,7 @@ def test_the_size_pattern_is_parse_size(text: str) -> None:
 
 
 def test_every_registered_schema_exports(capsys: pytest.CaptureFixture[str]) -> None:
-    for entry in SCHEMAS:
+    for entry in schemas():
         schema = json_schema(entry)
         jsonschema.Draft202012Validator.check_schema(schema)
         code, out, _err = schema_command(capsys, entry.name.upper())

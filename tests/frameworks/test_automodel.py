@@ -35,7 +35,7 @@ def sites(text: str):  # type: ignore[no-untyped-def]
 
 def test_fp8_section_is_a_torchao_site_with_spans() -> None:
     (site,) = sites(RECIPE)
-    assert site.framework is Framework.TORCHAO and "AutoModel" in site.kind
+    assert site.framework == Framework.TORCHAO and "AutoModel" in site.kind
     assert site.enabled.value is True and site.enabled.written
     assert site.enabled.span is not None and (site.enabled.span.line, site.enabled.span.column) == (
         9,
@@ -109,7 +109,7 @@ def test_te_fp8_backend_recipes() -> None:
         "  backend:\n    linear: te\n    te_fp8:\n      recipe: block\n"
     )
     (site,) = sites(text)
-    assert site.framework is Framework.TE and site.is_on
+    assert site.framework == Framework.TE and site.is_on
     assert site.recipe.value is Recipe.BLOCKWISE and site.recipe.written
     assert site.recipe.span is not None and site.recipe.span.line == 6
     assert site.fmt.value is Fp8Format.E4M3

@@ -36,7 +36,7 @@ python examples/recipes/llama/pretrain_llama3_8b.py model.fp8=e4m3 model.fp8_rec
 
 def test_recipe_name_carries_the_precision() -> None:
     (site,) = parse_file(SourceFile("run.sh", RUNNER), "shell")
-    assert site.framework is Framework.BRIDGE
+    assert site.framework == Framework.BRIDGE
     assert site.kind == "Megatron-Bridge launch (`run_recipe.py`)"
     assert (site.span.line, site.span.column) == (2, 1)
     assert site.enabled.value is True and site.recipe.value is Recipe.TENSORWISE
@@ -86,7 +86,7 @@ def test_presets_and_overwritten_model_overrides(tmp_path: Path) -> None:
 def test_megatron_pretrain_scripts_stay_megatron() -> None:
     text = "python pretrain_gpt.py --fp8-format hybrid --tensor-model-parallel-size 2\n"
     (site,) = parse_file(SourceFile("m.sh", text), "shell")
-    assert site.framework is Framework.MEGATRON
+    assert site.framework == Framework.MEGATRON
     bf16 = (
         "python scripts/training/run_recipe.py --recipe llama3_8b_pretrain_8gpu_h100_bf16_config\n"
     )

@@ -29,7 +29,7 @@ def sites(text: str):  # type: ignore[no-untyped-def]
 
 def test_fp8_true_is_haliax_delayed_scaling_with_named_defaults() -> None:
     (site,) = sites(CONFIG)
-    assert site.framework is Framework.LEVANTER
+    assert site.framework == Framework.LEVANTER
     assert site.enabled.value is True and site.enabled.span is not None
     assert (site.enabled.span.line, site.enabled.span.column) == (7, 10)
     assert site.span.line == 6
@@ -64,7 +64,7 @@ def test_fp8_false_is_off_and_int8_only_is_no_site() -> None:
 
 def test_unknown_quantization_keys_are_not_levanter() -> None:
     (record,) = sites("trainer:\n  quantization:\n    fp8: true\n    recipe: x\n")
-    assert record.framework is Framework.UNIDENTIFIED  # listed by FP8406, read by no rule
+    assert record.framework == Framework.UNIDENTIFIED  # listed by FP8406, read by no rule
 
 
 def test_corpus_config_is_a_site_and_quiet(corpus: Path) -> None:

@@ -26,7 +26,7 @@ parse, one, codes = bind("train.py")
 def test_precision_string_is_te_default_delayed_scaling(owner: str, precision: str) -> None:
     src = f'import lightning as L\nrun = {owner}(devices=8, precision="{precision}")\n'
     site = one(src)
-    assert site.framework is Framework.TE
+    assert site.framework == Framework.TE
     assert site.kind == f'Lightning {owner}(precision="{precision}")'
     assert site.enabled.value is True and site.enabled.written
     start = src.splitlines()[1].index('"') + 1

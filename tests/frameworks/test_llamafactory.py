@@ -52,7 +52,7 @@ def line_col(text: str, needle: str) -> tuple[int, int]:
 
 def test_llamafactory_torchao_is_rowwise_with_the_head_filtered() -> None:
     (site,) = sites(LF)
-    assert site.framework is Framework.ACCELERATE and site.kind == "LLaMA-Factory config"
+    assert site.framework == Framework.ACCELERATE and site.kind == "LLaMA-Factory config"
     assert site.is_on and site.enabled.written
     assert site.enabled.span is not None
     assert (site.enabled.span.line, site.enabled.span.column) == (8, 6)
@@ -122,7 +122,7 @@ def test_a_deepspeed_key_pointing_at_a_file_is_not_a_deepspeed_config() -> None:
     # deleted `fp8: true`
     for text in (LF, LF.replace("deepspeed: examples/deepspeed/ds_z3_config.json\n", "")):
         (site,) = sites(text)
-        assert site.framework is not Framework.DEEPSPEED_MSAMP
+        assert site.framework != Framework.DEEPSPEED_MSAMP
         assert [d for d in lint("train.yaml", text) if d.fix is not None] == []
 
 

@@ -27,7 +27,7 @@ def sites(text: str, name: str = "llama2_fp8.yml"):  # type: ignore[no-untyped-d
 
 def test_fp8_is_flax_delayed_scaling_with_tp() -> None:
     (site,) = sites(CONFIG)
-    assert site.framework is Framework.MAXTEXT
+    assert site.framework == Framework.MAXTEXT
     assert site.enabled.value is True and site.enabled.span is not None
     assert (site.enabled.span.line, site.enabled.span.column) == (3, 15)
     assert site.recipe.value is Recipe.DELAYED and site.recipe.written

@@ -38,7 +38,7 @@ def test_corpus_maxtext_script_is_a_quiet_site() -> None:
     assert text.splitlines()[43][17:20] == "fp8"
     # `fp8` is Flax's Fp8DirectDotGeneralOp: delayed scaling over a 1024-step amax history
     # ("direct" = real FP8 operands, not current scaling), labelled MaxText like the YAML form
-    assert site.framework is Framework.MAXTEXT
+    assert site.framework == Framework.MAXTEXT
     assert site.recipe.value is Recipe.DELAYED
     assert site.recipe.note is not None and "Fp8DirectDotGeneralOp" in site.recipe.note
     assert site.amax_history_len.value == 1024 and site.amax_history_len.provenance == "default"
@@ -124,7 +124,7 @@ def test_qwix_modes(words: str, recipe: Recipe | None, history: int | None) -> N
     `fp8` current scaling."""
     text = f"python3 -m MaxText.train b.yml {words}\n"
     (site,) = parse_file(SourceFile("t.sh", text), "shell")
-    assert site.framework is Framework.MAXTEXT and site.is_on and site.invalid == []
+    assert site.framework == Framework.MAXTEXT and site.is_on and site.invalid == []
     assert site.recipe.value is recipe
     assert site.amax_history_len.value == history
 

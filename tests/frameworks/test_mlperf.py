@@ -72,7 +72,7 @@ model:
 
 def test_lora_config_script_is_a_site_with_the_yaml_fallbacks() -> None:
     (site,) = parse_file(SourceFile("config_DGXH100_1x8x4xtp4pp1cp1.sh", LORA_CONFIG), "shell")
-    assert site.framework is Framework.NEMO1
+    assert site.framework == Framework.NEMO1
     assert site.kind == "NVIDIA MLPerf config script (llama2_70b_lora)"
     assert site.enabled.value is True
     assert (site.enabled.span.line, site.enabled.span.column) == (17, 12)  # type: ignore[union-attr]

@@ -42,7 +42,7 @@ def sites(text: str):  # type: ignore[no-untyped-def]
 
 def test_float8_without_module_recipes_uses_fp8lm_recipe() -> None:
     (site,) = sites(DEFAULT)
-    assert site.framework is Framework.NANOTRON
+    assert site.framework == Framework.NANOTRON
     assert site.enabled.value is True and site.enabled.span is not None
     assert (site.enabled.span.line, site.enabled.span.column) == (2, 10)
     assert site.recipe.value is Recipe.DELAYED and site.margin.value == 0

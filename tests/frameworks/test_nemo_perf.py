@@ -30,7 +30,7 @@ parse, one, codes = bind("pretrain.py")
 def test_arguments_from_the_command_line_take_its_defaults() -> None:
     extra = "compute_dtype=args.compute_dtype, fp8_recipe=args.fp8_recipe"
     site = one(HEAD + PRIMARY.format(extra=extra))
-    assert site.framework is Framework.NEMO2
+    assert site.framework == Framework.NEMO2
     assert site.kind == "NeMo 2 performance script set_primary_perf_configs(...)"
     assert site.enabled.value is False and site.enabled.provenance == "default"
     assert site.enabled.key == "--compute_dtype"

@@ -51,7 +51,7 @@ def sites(path: Path, text: str):  # type: ignore[no-untyped-def]
 def test_fp8_cfg_and_megatron_keys_with_spans(tmp_path: Path) -> None:
     text = BASE.replace("enabled: false", "enabled: true")
     (site,) = sites(tmp_path / "base.yaml", text)
-    assert site.framework is Framework.BRIDGE and "NeMo-RL" in site.kind
+    assert site.framework == Framework.BRIDGE and "NeMo-RL" in site.kind
     assert site.enabled.value is True and site.enabled.span is not None
     assert (site.enabled.span.line, site.enabled.span.column) == (11, 16)
     assert site.fmt.value is Fp8Format.HYBRID and site.fmt.span is not None

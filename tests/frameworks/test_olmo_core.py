@@ -22,7 +22,7 @@ parse, one, codes = bind("train.py")
 def test_recommended_config_is_tensorwise_with_the_head_left_out() -> None:
     src = IMPORT + "fp8 = Float8Config(enabled=True, ao=AOFloat8LinearConfig.recommended())\n"
     site = one(src)
-    assert site.framework is Framework.TORCHAO
+    assert site.framework == Framework.TORCHAO
     assert site.kind == "OLMo-core Float8Config(...)"
     assert at(site.span) == (2, 7, 2, 72)
     assert site.enabled.value is True and site.enabled.provenance == "written"

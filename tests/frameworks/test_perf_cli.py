@@ -29,7 +29,7 @@ BRIDGE = (
 
 def test_nemo_perf_launcher_is_not_megatron(tmp_path: Path) -> None:
     cs, ds = parse_file(SourceFile("run.sh", NEMO), "shell")
-    assert cs.framework is Framework.NEMO2
+    assert cs.framework == Framework.NEMO2
     assert cs.kind == "NVIDIA performance launcher (`pretrain_llama31_405b.py`)"
     assert cs.recipe.value is Recipe.TENSORWISE
     assert cs.first_last_layers_bf16.value is False  # turned off for benchmarking
@@ -50,7 +50,7 @@ def test_nemo_perf_launcher_is_not_megatron(tmp_path: Path) -> None:
 
 def test_bridge_perf_launcher() -> None:
     (site,) = parse_file(SourceFile("b.sh", BRIDGE), "shell")
-    assert site.framework is Framework.BRIDGE
+    assert site.framework == Framework.BRIDGE
     assert site.recipe.value is Recipe.MXFP8
     assert site.fmt.value is not None and site.fmt.value.value == "e4m3"  # Bridge's MXFP8
     assert site.world_size.value == 64 and site.tensor_parallel.value == 2

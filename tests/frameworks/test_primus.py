@@ -30,7 +30,7 @@ def sites(text: str):  # type: ignore[no-untyped-def]
 
 def test_overrides_over_primus_base_defaults() -> None:
     (site,) = sites(EXPERIMENT)
-    assert site.framework is Framework.MEGATRON and "Primus" in site.kind
+    assert site.framework == Framework.MEGATRON and "Primus" in site.kind
     assert site.enabled.value is True and site.fmt.value is Fp8Format.HYBRID
     assert site.enabled.span is not None
     assert (site.enabled.span.line, site.enabled.span.column) == (10, 12)
@@ -57,7 +57,7 @@ def test_fp8_null_is_off_and_other_frameworks_are_not_read() -> None:
     (site,) = sites(EXPERIMENT.replace("fp8: hybrid", "fp8: null"))
     assert site.enabled.value is False and site.enabled.written
     (other,) = sites(EXPERIMENT.replace("framework: megatron", "framework: torchtitan"))
-    assert other.framework is Framework.UNIDENTIFIED  # listed by FP8406, read by no rule
+    assert other.framework == Framework.UNIDENTIFIED  # listed by FP8406, read by no rule
 
 
 def test_environment_values_are_unknown() -> None:
@@ -80,7 +80,7 @@ def test_maxtext_module_overrides_use_maxtext_keys() -> None:
         "    overrides:\n      ici_tensor_parallelism: 1\n      quantization: nanoo_fp8\n"
     )
     (site,) = sites(text)
-    assert site.framework is Framework.MAXTEXT and "Primus" in site.kind
+    assert site.framework == Framework.MAXTEXT and "Primus" in site.kind
     assert site.is_on and site.recipe.value is Recipe.DELAYED
     assert site.enabled.span is not None and site.enabled.span.line == 7
     assert site.tensor_parallel.value == 1

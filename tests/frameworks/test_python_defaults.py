@@ -27,7 +27,7 @@ parse, one, codes = bind("train.py")
 def test_bare_autocast_is_tes_default_delayed_scaling(call: str) -> None:
     src = TE + f"with {call}:\n    y = model(x)\n"
     site = one(src)
-    assert site.framework is Framework.TE
+    assert site.framework == Framework.TE
     assert site.kind == f"Transformer Engine {call[:-2]}() with TE's default recipe"
     assert at(site.span) == (2, 6, 2, 6 + len(call))
     assert site.enabled.value is True and site.enabled.provenance == "default"
@@ -109,7 +109,7 @@ def test_bare_te_autocast_passes_the_prefilter(tmp_path: Path) -> None:
 def test_ao_recipe_kwargs_defaults_are_tensorwise_with_first_and_last_layers_skipped() -> None:
     src = AO + 'acc = Accelerator(mixed_precision="fp8", kwargs_handlers=[AORecipeKwargs()])\n'
     site = one(src)
-    assert site.framework is Framework.ACCELERATE
+    assert site.framework == Framework.ACCELERATE
     assert site.kind == "Accelerate AORecipeKwargs(...)"
     assert at(site.span) == (2, 59, 2, 75)
     assert site.recipe.value is Recipe.TENSORWISE and site.recipe.default_of == "Accelerate"
@@ -171,7 +171,7 @@ def test_msamp_initialize_as_in_ms_amps_mnist_example() -> None:
         "    model, optimizer = msamp.initialize(model, optimizer, opt_level=args.opt_level)\n"
     )
     site = one(src)
-    assert site.framework is Framework.DEEPSPEED_MSAMP
+    assert site.framework == Framework.DEEPSPEED_MSAMP
     assert site.kind == "MS-AMP msamp.initialize(...)"
     assert at(site.span) == (3, 24, 3, 84)
     assert site.enabled.value is True and site.recipe.value is Recipe.MSAMP

@@ -33,7 +33,7 @@ def codes(src: str, code: str) -> list[int]:
 
 def te_sites(src: str) -> list[Fp8Site]:
     sites = parse_file(SourceFile("m.py", textwrap.dedent(src)), "python")
-    return [s for s in sites if s.framework is Framework.TE]
+    return [s for s in sites if s.framework == Framework.TE]
 
 
 def line_of(src: str, needle: str) -> int:

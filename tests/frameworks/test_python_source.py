@@ -28,7 +28,7 @@ def one(src: str) -> Fp8Site:
 
 def test_delayed_scaling_defaults() -> None:
     site = one(TE_IMPORT.format(names="DelayedScaling") + "r = DelayedScaling()\n")
-    assert site.framework is Framework.TE
+    assert site.framework == Framework.TE
     assert site.kind == "Transformer Engine DelayedScaling(...)"
     assert site.path == "recipe.py"
     assert (site.span.line, site.span.column, site.span.end_column) == (2, 5, 21)
@@ -399,7 +399,7 @@ def test_megatron_mixed_precision_takes_nemo2_defaults() -> None:
         from nemo import lightning as nl
         plugin = nl.MegatronMixedPrecision(precision="bf16-mixed", fp8="hybrid")
         """)
-    assert site.framework is Framework.NEMO2
+    assert site.framework == Framework.NEMO2
     assert site.kind == "NeMo 2 MegatronMixedPrecision(...)"
     assert site.enabled.value is True and site.enabled.provenance == "written"
     assert site.fmt.value is Fp8Format.HYBRID
@@ -424,7 +424,7 @@ def test_run_config_form_and_fp8_params_rename() -> None:
             fp8_params=True,
         )
         """)
-    assert site.framework is Framework.NEMO2
+    assert site.framework == Framework.NEMO2
     assert site.fmt.value is Fp8Format.E4M3
     assert site.recipe.value is Recipe.TENSORWISE
     assert site.amax_history_len.value == 128 and site.amax_history_len.provenance == "written"
@@ -443,7 +443,7 @@ def test_bridge_mixed_precision_config() -> None:
         from megatron.bridge.training.mixed_precision import MixedPrecisionConfig
         cfg = MixedPrecisionConfig(bf16=True, fp8="hybrid")
         """)
-    assert site.framework is Framework.BRIDGE
+    assert site.framework == Framework.BRIDGE
     assert site.recipe.value is Recipe.TENSORWISE and site.recipe.provenance == "default"
     assert site.recipe.default_of == "Megatron-Bridge MixedPrecisionConfig"
 
@@ -465,7 +465,7 @@ def test_nemo_preset_call() -> None:
         from nemo.collections.llm.recipes.precision.mixed_precision import bf16_with_fp8_mixed
         plugins = bf16_with_fp8_mixed()
         """)
-    assert site.framework is Framework.NEMO2
+    assert site.framework == Framework.NEMO2
     assert site.kind == "NeMo 2 preset bf16_with_fp8_mixed()"
     assert site.amax_history_len.value == 1024
     assert site.amax_history_len.provenance == "preset"
@@ -512,7 +512,7 @@ def test_bridge_preset_string() -> None:
             mixed_precision="bf16_with_fp8_current_scaling_mixed",
         )
         """)
-    assert site.framework is Framework.BRIDGE
+    assert site.framework == Framework.BRIDGE
     assert site.recipe.value is Recipe.TENSORWISE and site.recipe.provenance == "preset"
     assert site.first_last_layers_bf16.value is True
     assert site.first_last_layers_bf16.provenance == "preset"
@@ -529,10 +529,10 @@ def test_bridge_preset_hyphen_spelling_and_bridge_only_names() -> None:
         mp = bf16_with_fp8_delayed_scaling_mixed()
         """)
     a, b = sites
-    assert a.framework is Framework.BRIDGE
+    assert a.framework == Framework.BRIDGE
     assert a.recipe.value is Recipe.MXFP8 and a.fmt.value is Fp8Format.E4M3
     assert a.recipe.key == "bf16-with-mxfp8-mixed"
-    assert b.framework is Framework.BRIDGE
+    assert b.framework == Framework.BRIDGE
     assert b.amax_history_len.value == 1024 and b.amax_history_len.provenance == "preset"
 
 
@@ -585,7 +585,7 @@ def test_accelerate_most_recent_is_dropped() -> None:
         kwargs = [FP8RecipeKwargs(backend="te", amax_compute_algo="most_recent",
                                   amax_history_len=32)]
         """)
-    assert site.framework is Framework.ACCELERATE
+    assert site.framework == Framework.ACCELERATE
     assert site.kind == "Accelerate FP8RecipeKwargs(...)"
     assert site.recipe.value is Recipe.DELAYED
     assert site.amax_compute_algo.value is AmaxAlgo.MAX

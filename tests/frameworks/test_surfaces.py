@@ -284,7 +284,7 @@ def test_serialized_nemo2_config_is_checked_against_the_nemo2_surface() -> None:
         "    fp8: hybrid\n    fp8_recipe: tensorwise\n    fp8_margin: two\n"
     )
     diags, sites = lint_text("io.yaml", text, "yaml", RunSettings())
-    assert [s.framework.value for s in sites] == ["nemo2"]
+    assert [s.framework for s in sites] == ["nemo2"]
     assert [(d.code, d.line, d.column) for d in diags if d.code == "FP8401"] == [
         ("FP8401", *position(text, "two"))
     ]

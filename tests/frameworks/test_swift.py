@@ -47,7 +47,7 @@ NPROC_PER_NODE=4 megatron pt \\
 def test_swift_command_reads_flags_with_swift_defaults() -> None:
     file = SourceFile("train.sh", SWIFT_EXAMPLE)
     (site,) = parse_file(file, "shell")
-    assert site.framework is Framework.MEGATRON
+    assert site.framework == Framework.MEGATRON
     assert site.kind == "ms-swift `megatron sft` command"
     assert (site.span.line, site.span.column) == (6, 1)
     assert site.enabled.value is True and site.fmt.value is not None

@@ -6,6 +6,7 @@ from pathlib import Path
 
 from fp8lint.documents.text import SourceFile
 from fp8lint.engine import parse_file
+from fp8lint.frameworks.registry import label
 from fp8lint.model import Framework
 from fp8lint.report.sites import render_sites
 
@@ -39,7 +40,7 @@ def sites(text: str):  # type: ignore[no-untyped-def]
 
 def test_features_become_precision_overrides_with_spans() -> None:
     (site,) = sites(CONFIG)
-    assert site.framework is Framework.TE and "keep_qkv_wgrad_high" in site.kind
+    assert site.framework == Framework.TE and "keep_qkv_wgrad_high" in site.kind
     assert site.enabled.value is True and site.enabled.span is not None
     assert site.enabled.span.line == 2
     first, second = site.precision_overrides  # the logging feature sets no precision
@@ -66,7 +67,7 @@ def test_logging_only_config_is_not_a_precision_site() -> None:
 
 
 def test_show_lists_what_runs_in_which_precision() -> None:
-    out = render_sites("debug.yaml", sites(CONFIG))
+    out = render_sites("debug.yaml", sites(CONFIG), label)
     assert "DisableFP8GEMM: layer_name_regex_pattern: [.*self_attention.*]: wgrad in high" in out
     assert "[disabled]" in out
 
@@ -123,7 +124,7 @@ matchers:
 
 def test_megatron_precision_config_matchers_in_order() -> None:
     (site,) = sites(PRECISION_CONFIG)
-    assert site.framework is Framework.MEGATRON and "te-precision-config-file" in site.kind
+    assert site.framework == Framework.MEGATRON and "te-precision-config-file" in site.kind
     assert [
         (o.feature, o.layers, o.precision, o.enabled, o.span.line) for o in site.precision_overrides
     ] == [

@@ -40,7 +40,7 @@ def at(span: Span | None) -> tuple[int, int, int, int]:
 def test_tensorwise_conversion_without_filter_converts_the_head() -> None:
     src = IMPORT + "model = convert_to_float8_training(model)\n"
     site = one(src)
-    assert site.framework is Framework.TORCHAO
+    assert site.framework == Framework.TORCHAO
     assert site.kind == "torchao convert_to_float8_training(...)"
     assert at(site.span) == (2, 9, 2, 42)
     assert site.enabled.value is True and site.enabled.provenance == "derived"
@@ -338,7 +338,7 @@ def test_name_from_another_module_is_not_torchao() -> None:
 )
 def test_torchao_spellings(src: str) -> None:
     site = one(src)
-    assert site.framework is Framework.TORCHAO
+    assert site.framework == Framework.TORCHAO
     assert site.span.line == 2
 
 

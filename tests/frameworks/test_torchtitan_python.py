@@ -32,7 +32,7 @@ REGISTRY = HEAD + textwrap.dedent(
 
 def test_registry_entry_defaults_to_rowwise_with_the_head_filtered() -> None:
     site = one(REGISTRY)
-    assert site.framework is Framework.TORCHAO
+    assert site.framework == Framework.TORCHAO
     assert site.kind == "torchtitan Float8LinearConverter.Config(...)"
     assert at(site.span) == (6, 13, 9, 14)
     assert site.enabled.value is True and site.enabled.provenance == "derived"

@@ -16,7 +16,7 @@ def sites(text: str, name: str = "x.yaml"):  # type: ignore[no-untyped-def]
 
 def test_megatron_model_args_defaults_are_named_and_point_at_the_switch() -> None:
     (site,) = sites("MODEL_ARGS:\n  --tensor-model-parallel-size: 2\n  --fp8-format: hybrid\n")
-    assert site.framework is Framework.MEGATRON
+    assert site.framework == Framework.MEGATRON
     assert site.enabled.value is True and site.enabled.span is not None
     assert (site.enabled.span.line, site.enabled.span.column) == (3, 17)
     assert site.fmt.value is Fp8Format.HYBRID
@@ -53,7 +53,7 @@ def test_nemo_interpolations_resolve_and_unknown_resolvers_stay_unknown() -> Non
         "  fp8_interval: ${int_div:4,2}\n"
     )
     (site,) = sites(text)
-    assert site.framework is Framework.NEMO1
+    assert site.framework == Framework.NEMO1
     assert site.amax_history_len.value == 1024
     assert site.amax_history_len.via and site.amax_history_len.via[0].line == 2
     # NeMo registers `multiply` (nemo/core/config/hydra_runner.py): fp8lint computes it
@@ -107,7 +107,7 @@ def test_accelerate_drops_most_recent_and_flags_wizard_keys() -> None:
         ' "amax_history_length": 16}}',
         "acc.json",
     )
-    assert site.framework is Framework.ACCELERATE
+    assert site.framework == Framework.ACCELERATE
     assert site.amax_compute_algo.value is AmaxAlgo.MAX
     assert site.amax_compute_algo.default_of == "Transformer Engine"
     assert sorted(n.kind for n in site.notes) == ["ignored", "misspelled"]
@@ -119,7 +119,7 @@ def test_deepspeed_msamp_section() -> None:
     (site,) = sites(
         '{"train_batch_size": 8, "msamp": {"enabled": true, "opt_level": "O4"}}', "ds.json"
     )
-    assert site.framework is Framework.DEEPSPEED_MSAMP
+    assert site.framework == Framework.DEEPSPEED_MSAMP
     assert site.is_on and site.recipe.value is Recipe.MSAMP
     assert [n.kind for n in site.invalid] == ["invalid-value"]
 
@@ -128,7 +128,7 @@ def test_files_without_a_known_shape_have_no_site() -> None:
     # no family's site: only the one record of unidentified FP8 keys that FP8406 reads
     for found in (sites("fp8_thing: 1\nother: 2\n"), sites('{"fp8": 1}', "x.json")):
         (record,) = found
-        assert record.framework is Framework.UNIDENTIFIED
+        assert record.framework == Framework.UNIDENTIFIED
         assert record.enabled.known is False and record.edit is None
     assert sites("other: 2\n") == []
 
@@ -140,7 +140,7 @@ def test_unidentified_keys_get_one_info_and_no_other_rule() -> None:
         "fp8_all_gather: true\nnested:\n  float8_thing: 3\n"
     )
     (record,) = sites(text)
-    assert record.framework is Framework.UNIDENTIFIED
+    assert record.framework == Framework.UNIDENTIFIED
     assert [n.key for n in record.notes] == [
         "fp8",
         "fp8_scaling",
@@ -249,7 +249,7 @@ def test_a_boolean_fp8_switch_is_not_a_megatron_transformer_config() -> None:
     # switch (it used to get Megatron's FP8101 and an FP8401 error, with a fix)
     text = "trainer:\n  quantization:\n    fp8: true\n    fp8_margin: 0\n"
     (record,) = sites(text)
-    assert record.framework is Framework.UNIDENTIFIED
+    assert record.framework == Framework.UNIDENTIFIED
     assert [d.code for d in lint("x.yaml", text)] == ["FP8406"]
     (site,) = sites(text.replace("fp8: true", "fp8: hybrid"))
-    assert site.framework is Framework.MEGATRON and site.is_on
+    assert site.framework == Framework.MEGATRON and site.is_on

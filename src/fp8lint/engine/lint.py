@@ -24,10 +24,10 @@ if TYPE_CHECKING:
 
 # what a kind's first file imports (`preload` does it before a file's clock starts)
 _KIND_MODULES = {
-    "yaml": "fp8lint.frameworks.registry",
-    "json": "fp8lint.frameworks.registry",
-    "toml": "fp8lint.frameworks.registry",
-    "shell": "fp8lint.frameworks.registry",
+    "yaml": "fp8lint.frameworks.dispatch",
+    "json": "fp8lint.frameworks.dispatch",
+    "toml": "fp8lint.frameworks.dispatch",
+    "shell": "fp8lint.frameworks.dispatch",
     "python": "fp8lint.frameworks.python_sites",
 }
 
@@ -111,7 +111,7 @@ def apply_rules(sites: list[Fp8Site], settings: RunSettings, file: SourceFile) -
         options = rule_cls.option_defaults()
         options.update(settings.options.get(rule_cls.code, {}))
         for index, site in enumerate(sites):
-            if site.framework is Framework.UNIDENTIFIED and not rule_cls.reads_unidentified:
+            if site.framework == Framework.UNIDENTIFIED and not rule_cls.reads_unidentified:
                 continue  # keys of an unidentified family: no rule but FP8406 reads them
             for f in rule.check(site, options):
                 fix = plan_to_fix(file, site, index, f.fix) if f.fix is not None else None

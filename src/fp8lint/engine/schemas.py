@@ -4,8 +4,8 @@ framework configuration files.
 
 Each schema is a pydantic model named by `module:attribute`, imported only when it is
 exported, so that listing them costs nothing.  Each framework family's surface
-(`fp8lint.frameworks.shared.surfaces.FAMILY`) is exported under the family's name, from its `FILE`
-model: the whole file, with the keys spelled as users write them.
+(`Family.schema` in `fp8lint.frameworks.NAME`) is exported under the family's name, from its
+`FILE` model: the whole file, with the keys spelled as users write them.
 """
 
 from __future__ import annotations
@@ -26,52 +26,46 @@ class Schema:
     files: str  # the files (or table) it describes, for the listing
 
 
-SCHEMAS: tuple[Schema, ...] = (
-    Schema(
-        "config",
-        "fp8lint.engine.config_model:ConfigFile",
-        "fp8lint's configuration",
-        "[tool.fp8lint] in pyproject.toml, .fp8lint.toml, fp8lint.toml",
-    ),
-    *(
-        Schema(name, f"fp8lint.frameworks.{name}.surface:FILE", summary, files)
-        for name, summary, files in (
-            ("megatron", "Megatron-LM FP8 flags", "functional-test model_config.yaml"),
-            ("nemo1", "NeMo 1.x FP8 keys", "NeMo 1.x / NeMo-Framework-Launcher YAML (model:)"),
-            ("nemo2", "NeMo 2 MegatronMixedPrecision", "its keywords, serialized NeMo 2 configs"),
-            ("bridge", "Megatron-Bridge MixedPrecisionConfig", "its fields"),
-            ("te", "Transformer Engine recipe keywords", "DelayedScaling(...) and siblings"),
-            ("accelerate", "Accelerate fp8_config", "accelerate config YAML"),
-            ("deepspeed", "DeepSpeed MS-AMP section", "DeepSpeed JSON config (msamp)"),
-            ("torchao", "torchao Float8LinearConfig", "its keywords, from_recipe_name()"),
-            ("torchtitan", "torchtitan float8 converter", "torchtitan TOML job config"),
-        )
-    ),
+CONFIG = Schema(
+    "config",
+    "fp8lint.engine.config_model:ConfigFile",
+    "fp8lint's configuration",
+    "[tool.fp8lint] in pyproject.toml, .fp8lint.toml, fp8lint.toml",
 )
+
+
+def schemas() -> tuple[Schema, ...]:
+    """fp8lint's own, then each family's (`Family.schema`, from the registry)."""
+    from fp8lint.frameworks.registry import schemas as family_schemas
+
+    return (
+        CONFIG,
+        *(Schema(n, model, summary, files) for n, summary, files, model in family_schemas()),
+    )
 
 
 class UnknownSchema(LookupError):
     def __init__(self, name: str, suggestion: str | None) -> None:
         hint = f" (did you mean `{suggestion}`?)" if suggestion else ""
-        known = ", ".join(s.name for s in SCHEMAS)
+        known = ", ".join(s.name for s in schemas())
         super().__init__(f"unknown schema `{name}`{hint}; known schemas: {known}")
 
 
 def find(name: str) -> Schema:
     """The schema called `name`; UnknownSchema (with the closest name) otherwise."""
-    for schema in SCHEMAS:
+    for schema in schemas():
         if schema.name == name.lower():
             return schema
     import difflib
 
-    close = difflib.get_close_matches(name.lower(), [s.name for s in SCHEMAS], n=1, cutoff=0.5)
+    close = difflib.get_close_matches(name.lower(), [s.name for s in schemas()], n=1, cutoff=0.5)
     raise UnknownSchema(name, close[0] if close else None)
 
 
 def listing() -> str:
     """One line per schema: name, what it describes, where it applies."""
-    width = max(len(s.name) for s in SCHEMAS)
-    return "".join(f"{s.name:<{width}}  {s.summary}: {s.files}\n" for s in SCHEMAS)
+    width = max(len(s.name) for s in schemas())
+    return "".join(f"{s.name:<{width}}  {s.summary}: {s.files}\n" for s in schemas())
 
 
 def json_schema(schema: Schema) -> dict[str, Any]:

@@ -16,10 +16,10 @@ if TYPE_CHECKING:
 
 # the module that recognizes each document kind (imported on first use)
 RECOGNIZER_MODULES = {
-    "yaml": "fp8lint.frameworks.registry",
-    "json": "fp8lint.frameworks.registry",
-    "toml": "fp8lint.frameworks.registry",
-    "shell": "fp8lint.frameworks.registry",
+    "yaml": "fp8lint.frameworks.dispatch",
+    "json": "fp8lint.frameworks.dispatch",
+    "toml": "fp8lint.frameworks.dispatch",
+    "shell": "fp8lint.frameworks.dispatch",
     "python": "fp8lint.frameworks.python_sites",
 }
 
@@ -27,6 +27,6 @@ RECOGNIZER_MODULES = {
 def recognize(file: SourceFile, kind: str, reader: Reader) -> list[Fp8Site]:
     """Every FP8 site in `file`.  `reader` reads the files it pulls in (Hydra parents, the
     config a launch script names); a syntax error raises `ParseError`."""
-    from fp8lint.frameworks import registry
+    from fp8lint.frameworks import dispatch
 
-    return registry.sites(file, kind, reader)
+    return dispatch.sites(file, kind, reader)

@@ -16,7 +16,7 @@ import re
 from typing import TYPE_CHECKING
 
 from fp8lint.documents.text import ParseError, SourceFile
-from fp8lint.frameworks.python_families import PATTERN as FAMILY_WORDS
+from fp8lint.frameworks.registry import python_readers, python_words
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping
@@ -30,7 +30,7 @@ if TYPE_CHECKING:
 SITE_NAMES = re.compile(
     r"DelayedScaling|Float8CurrentScaling|MXFP8BlockScaling|Float8BlockScaling|"
     r"NVFP4BlockScaling|MegatronMixedPrecision|MixedPrecisionConfig|RecipeKwargs|"
-    r"convert_to_float8_training|_mixed\b|" + FAMILY_WORDS
+    r"convert_to_float8_training|_mixed\b|" + python_words()
 )
 # What a top-level definition must mention to matter to any recognizer: the site names, the
 # calls read around them (autocasts, checkpoints, TE linears, the strategy, torchao's config).
@@ -63,7 +63,6 @@ def load(file: SourceFile) -> PyModule:
 
 
 def _sites(file: SourceFile) -> list[Fp8Site]:
-    from fp8lint.frameworks import python_families
     from fp8lint.frameworks.accelerate import reader as accelerate
     from fp8lint.frameworks.bridge import python as bridge
     from fp8lint.frameworks.nemo2 import python as nemo2
@@ -127,7 +126,11 @@ def _sites(file: SourceFile) -> list[Fp8Site]:
         name = value.strip().replace("-", "_")
         if name in nemo2.PRESETS:  # a preset named as a string: Bridge looks it up
             out.append(bridge.preset_site(ctx, name, value, node, topology, []))
-    out.extend(python_families.sites(ctx, targets))
+    ctx.targets = targets
+    text = file.text
+    for family, reader in python_readers():  # the other families, each on its own words
+        if any(needle in text for needle in reader.needles):
+            out.extend(family.resolve(reader.read)(ctx))
     te_autocast = any(t.name in te.AUTOCASTS and te.is_te_autocast(t) for t in targets)
     sites = te.module_facts(ctx, out, te_autocast)
     return sorted(

@@ -1,140 +1,131 @@
-"""Which recognizers read which document kind, and in what order.
+"""Every framework family, found by package, and every table built from their descriptors.
 
-Tree recognizers see the format-neutral `tree.Node`, so Accelerate or DeepSpeed configs read
-the same whether written as YAML or JSON.  Each YAML document is its own set of sites.
+A family is a package `fp8lint.frameworks.NAME` whose `__init__` exports `FAMILY` (see
+`shared.family`).  Nothing else registers it: the framework labels, the tree recognizers in
+order, the TOML, Python and shell readers, the prefilter words, `fp8lint schema` and the fix
+writers' per-family spellings all come from here.  Building the list imports each family's
+`__init__` only (data and references, no reader).
 """
 
 from __future__ import annotations
 
-import re
+import importlib
+import pkgutil
+from collections.abc import Callable
+from functools import cache
+from typing import TYPE_CHECKING, Any
 
-from fp8lint.documents.text import ParseError, Reader, SourceFile
-from fp8lint.documents.tree import Document, Node, TreeError, load_json, load_yaml, walk
-from fp8lint.frameworks import unidentified
-from fp8lint.frameworks.trees import sites_of
-from fp8lint.model import Fp8Site, SourceNote
+from fp8lint.frameworks.shared.family import Family, PythonReader
 
-SCRIPT_KEYS = ("script", "run", "command", "cmd", "before_script", "entrypoint")
-_LAUNCH = re.compile(
-    r"pretrain_\w+\.py|train\.py|--config-name|training="
-    # the families of `shell_families`: ms-swift, MaxText, Megatron-Bridge, NVIDIA perf
-    r"|megatron (sft|pt|rlhf)\b|MaxText\.train|pre_train\.train|run_recipe\.py|performance[/.]"
-)
+if TYPE_CHECKING:
+    from fp8lint.documents.text import SourceFile
+    from fp8lint.documents.tree import Document
+    from fp8lint.model import Fp8Site
+
+NOT_FAMILIES = frozenset({"shared"})  # packages under frameworks/ that are machinery
+UNIDENTIFIED_LABEL = "unidentified family"  # sites of FP8 keys no family claims
+
+TreeRecognizer = Callable[["SourceFile", "Document"], "list[Fp8Site]"]
 
 
-def script_snippets(file: SourceFile, docs: list[Document], reader: Reader) -> list[Fp8Site]:
-    """Launch commands written inside YAML (CI `run:`/`script:` fields, job specs): the
-    snippet is read as shell, at its own position in the file."""
-    found: list[Node] = []
-    for doc in docs:
-        if doc.root is None:
+class RegistryError(RuntimeError):
+    """A family package without a valid descriptor: a programming error, reported as such."""
+
+
+@cache
+def families() -> tuple[Family, ...]:
+    """Every family, by name."""
+    import fp8lint.frameworks as package
+
+    found: list[Family] = []
+    for info in pkgutil.iter_modules(package.__path__):
+        if not info.ispkg or info.name in NOT_FAMILIES or info.name.startswith("_"):
             continue
-        for _, mapping in walk(doc.root, max_depth=12):
-            for k, v in mapping.value:
-                if k.raw not in SCRIPT_KEYS:
-                    continue
-                items = v.value if v.kind == "seq" else [v]
-                found.extend(
-                    n
-                    for n in items
-                    if n.kind == "scalar" and isinstance(n.value, str) and _LAUNCH.search(n.value)
-                )
-    if not found:
-        return []
-    from fp8lint.frameworks.launch import sites_in
-
-    text = file.text
-    virtual = ["\n" if ch == "\n" else " " for ch in text]
-    for node in found:
-        start, end = node.start.index, node.end.index
-        if node.style in ("|", ">"):
-            start = text.find("\n", start) + 1  # the content starts on the next line
-        for i in range(start, min(end, len(text))):
-            ch = text[i]
-            if node.style in ("'", '"') and i in (node.start.index, end - 1):
-                continue  # the quotes themselves
-            virtual[i] = " " if (ch == "\n" and node.style == ">") else ch
-    return sites_in(file, "".join(virtual), reader)
+        module = importlib.import_module(f"{package.__name__}.{info.name}")
+        family = getattr(module, "FAMILY", None)
+        if not isinstance(family, Family):
+            raise RegistryError(f"{module.__name__} exports no `FAMILY = Family(...)`")
+        if family.name != info.name:
+            raise RegistryError(f"{module.__name__}: FAMILY.name is {family.name!r}")
+        found.append(family)
+    return tuple(sorted(found, key=lambda f: f.name))
 
 
-def parse_yaml(file: SourceFile, reader: Reader) -> list[Fp8Site]:
-    """Each document, merged over the parents its `defaults:` names (see `hydra`)."""
-    from fp8lint.frameworks.shared.hydra import effective_root
-
-    try:
-        docs = load_yaml(file.text)
-    except TreeError as exc:
-        raise ParseError(exc.message, exc.line, exc.column) from None
-    sites: list[Fp8Site] = []
-    for doc in docs:
-        missing: list[tuple[str, Node]] = []
-        outside: list[tuple[str, Node]] = []
-        root, layers = effective_root(file, doc, reader, missing, outside)
-        if len(layers) == 1:
-            found = sites_of(file, [doc])
-        else:
-            merged = Document(root=root, index=doc.index, start=doc.start, syntax=doc.syntax)
-            found = [s.model_copy(update={"layers": layers}) for s in sites_of(file, [merged])]
-        notes = [_missing_parent(file, name, node) for name, node in missing]
-        notes += [_outside_parent(file, name, node) for name, node in outside]
-        if notes:
-            found = [s.model_copy(update={"notes": [*s.notes, *notes]}) for s in found]
-        sites.extend(found)
-    sites += script_snippets(file, docs, reader)
-    return sites or unidentified.from_docs(file, docs)
+def family(name: str) -> Family | None:
+    for fam in families():
+        if fam.name == name:
+            return fam
+    return None
 
 
-def _missing_parent(file: SourceFile, name: str, node: Node) -> SourceNote:
-    """A `defaults:` parent that is not next to the file (a typo, or a config that lives on
-    a search path fp8lint does not know): its settings are not in the effective config."""
-    return SourceNote.model_construct(
-        kind="missing-parent",
-        key=name,
-        span=file.span(node.start, node.end),
-        message=f"`defaults:` names `{name}`, which is not found next to this file; "
-        "its settings are left out of the effective config",
-    )
+def label(name: str) -> str:
+    """How `fp8lint show` and `simulate` name a site's framework."""
+    fam = family(name)
+    return fam.label if fam is not None else UNIDENTIFIED_LABEL
 
 
-def _outside_parent(file: SourceFile, name: str, node: Node) -> SourceNote:
-    """A `defaults:` parent that resolves outside the repository root (`paths`): fp8lint
-    does not read it, so its settings are not in the effective config."""
-    return SourceNote.model_construct(
-        kind="parent-outside-repository",
-        key=name,
-        span=file.span(node.start, node.end),
-        message=f"`defaults:` names `{name}`, which lies outside the repository root; "
-        "it is not read, so its settings are left out of the effective config",
-    )
+def _ordered(pick: Callable[[Family], tuple[tuple[int, str], ...]]) -> list[Any]:
+    entries = [(order, fam.name, ref, fam) for fam in families() for order, ref in pick(fam)]
+    return [fam.resolve(ref) for _, _, ref, fam in sorted(entries, key=lambda e: e[:3])]
 
 
-def parse_json(file: SourceFile) -> list[Fp8Site]:
-    try:
-        docs = load_json(file.text)
-    except TreeError as exc:
-        raise ParseError(exc.message, exc.line, exc.column) from None
-    return sites_of(file, docs) or unidentified.from_docs(file, docs)
+@cache
+def tree_recognizers() -> tuple[TreeRecognizer, ...]:
+    """YAML/JSON recognizers, lowest order first (the first that answers for a document wins)."""
+    return tuple(_ordered(lambda f: f.trees))
 
 
-def parse_toml(file: SourceFile) -> list[Fp8Site]:
-    from fp8lint.documents.toml import load
-    from fp8lint.frameworks.torchtitan import toml as torchtitan
+@cache
+def command_readers() -> tuple[Any, ...]:
+    """Shell command readers, asked before Megatron's and Hydra's own (first claim wins)."""
+    return tuple(_ordered(lambda f: f.commands))
 
-    return torchtitan.from_toml(file, load(file))
+
+@cache
+def script_readers() -> tuple[Any, ...]:
+    """Readers of a script's variables (a sourced config script's exports)."""
+    return tuple(_ordered(lambda f: f.scripts))
 
 
-def sites(file: SourceFile, kind: str, reader: Reader) -> list[Fp8Site]:
-    """The sites of one file of `kind` (see `fp8lint.frameworks.recognize`)."""
-    if kind == "yaml":
-        return parse_yaml(file, reader)
-    if kind == "json":
-        return parse_json(file)
-    if kind == "toml":
-        return parse_toml(file)
-    if kind == "shell":
-        from fp8lint.frameworks.launch import sites_in
+@cache
+def toml_readers() -> tuple[Any, ...]:
+    return tuple(fam.resolve(fam.toml) for fam in families() if fam.toml)
 
-        return sites_in(file, file.text, reader)
-    from fp8lint.frameworks.python_sites import parse_python
 
-    return parse_python(file)
+@cache
+def python_readers() -> tuple[tuple[Family, PythonReader], ...]:
+    """Python readers beyond the core recipe pass (`python_sites`), in their order."""
+    pairs = [(fam, reader) for fam in families() for reader in fam.python]
+    return tuple(sorted(pairs, key=lambda p: (p[1].order, p[0].name)))
+
+
+def python_words() -> str:
+    """What a Python file must name for any family reader to run (an alternation)."""
+    return "|".join(reader.words for _, reader in python_readers())
+
+
+def prefilter_words() -> frozenset[str]:
+    """Words beyond `fp8`/`float8` with which some family's files set FP8 (the engine's
+    byte prefilter must match each: `tests/frameworks/test_registry.py`)."""
+    return frozenset(word for fam in families() for word in fam.prefilter)
+
+
+def field_writer(framework: str, name: str) -> Any | None:
+    """A family's own writer for one model field (NeMo 1.x spells the format as two flags)."""
+    fam = family(framework)
+    ref = fam.writers.get(name) if fam is not None else None
+    return fam.resolve(ref) if fam is not None and ref is not None else None
+
+
+def upper_case_format(framework: str) -> bool:
+    fam = family(framework)
+    return fam is not None and fam.upper_case_format
+
+
+def schemas() -> list[tuple[str, str, str, str]]:
+    """(name, summary, files, `module:attribute`) of every family schema."""
+    return [
+        (fam.name, fam.schema.summary, fam.schema.files, fam.module(fam.schema.model))
+        for fam in families()
+        if fam.schema is not None
+    ]

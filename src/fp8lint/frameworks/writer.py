@@ -2,7 +2,7 @@
 
 The plan says which model field gets which value; the site's framework says which key spells
 that field in this file (`EditInfo.keys`) and how a value is spelled (`spell_value`, and
-`FIELD_WRITERS` for a field a framework writes in its own way: NeMo 1.x spells the format as
+`Family.writers` for a field a family writes in its own way: NeMo 1.x spells the format as
 two booleans); the document's editor (`fp8lint.documents.editing`) says where the text goes.
 A written value is replaced inside its own span, a missing key is inserted as one new entry
 next to the site's other FP8 settings, a dead key is deleted with its line.
@@ -16,29 +16,23 @@ from typing import TYPE_CHECKING, Any
 
 from fp8lint.diagnostics import ANY_VALUE, Applicability, Fix, TextEdit
 from fp8lint.documents.editing import CannotEdit, Editor, editor_for
-from fp8lint.frameworks.accelerate import reader as accelerate
-from fp8lint.frameworks.nemo1 import config as nemo1
-from fp8lint.model import FixPlan, Framework, RemoveEntry, RenameKey, SetValue
+from fp8lint.frameworks import registry
+from fp8lint.model import FixPlan, RemoveEntry, RenameKey, SetValue
 
 if TYPE_CHECKING:
     from fp8lint.documents.text import SourceFile
     from fp8lint.model import EditInfo, Fp8Site
 
 Edits = list[tuple[int, int, str]]
-# (framework, model field) -> writes that field its own way; returns a note if unsafe
+# a family's writer for one model field (`Family.writers`); returns a note if unsafe
 FieldWriter = Callable[[Editor, "Fp8Site", Any, Edits], str]
-FIELD_WRITERS: dict[tuple[Framework, str], FieldWriter] = {
-    (Framework.NEMO1, "fmt"): nemo1.write_format,
-}
-# frameworks that spell the format's members in upper case (HYBRID, E4M3)
-UPPER_CASE_FORMAT = frozenset({Framework.TE, *accelerate.UPPER_CASE_FORMAT})
 
 
 def spell_value(site: Fp8Site, name: str, value: Any) -> Any:
     """A model value as the site's framework writes it."""
     if isinstance(value, Enum):
         value = value.value
-        if name == "fmt" and site.framework in UPPER_CASE_FORMAT:
+        if name == "fmt" and registry.upper_case_format(site.framework):
             value = str(value).upper()
     return value
 
@@ -94,7 +88,7 @@ def plan_to_fix(file: SourceFile, site: Fp8Site, index: int, plan: FixPlan) -> F
 
 def _set_value(editor: Editor, site: Fp8Site, name: str, value: Any, raw: Edits) -> str:
     """Add the edits that give `name` its value; returns a note when the fix is unsafe."""
-    special = FIELD_WRITERS.get((site.framework, name))
+    special: FieldWriter | None = registry.field_writer(site.framework, name)
     if special is not None:
         return special(editor, site, value, raw)
     spelled = spell_value(site, name, value)

@@ -6,21 +6,21 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from fp8lint.model import Fp8Site
 
 
-def render_sites(path: str, sites: list[Fp8Site]) -> str:
-    from fp8lint.model import FRAMEWORK_LABEL, SETTING_FIELDS
+def render_sites(path: str, sites: list[Fp8Site], label: Callable[[str], str] = str) -> str:
+    """`label` names a site's framework (the registry's, handed down by the caller)."""
+    from fp8lint.model import SETTING_FIELDS
 
     if not sites:
         return f"{path}: no FP8 configuration site recognized\n"
     out: list[str] = []
     for i, site in enumerate(sites, 1):
         s = site.span
-        out.append(
-            f"{s.path}:{s.line}:{s.column}: site {i}: {site.kind} "
-            f"({FRAMEWORK_LABEL[site.framework]})"
-        )
+        out.append(f"{s.path}:{s.line}:{s.column}: site {i}: {site.kind} ({label(site.framework)})")
         if len(site.layers) > 1:
             out.append(f"    layers (base first): {' > '.join(site.layers)}")
         for name in SETTING_FIELDS:

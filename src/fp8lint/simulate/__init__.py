@@ -239,7 +239,7 @@ def recipe_from_config(path: str, needed: list[str] | None = None) -> tuple[dict
     """The delayed-scaling recipe of the first site that has one (FP8 on preferred)."""
     from fp8lint.documents import kind_for
     from fp8lint.engine import FileProblem, display_path, lint_text, read_text
-    from fp8lint.model import FRAMEWORK_LABEL
+    from fp8lint.frameworks.registry import label
     from fp8lint.settings import RunSettings
 
     shown = display_path(path)
@@ -279,5 +279,5 @@ def recipe_from_config(path: str, needed: list[str] | None = None) -> tuple[dict
                 f"recipe cannot be read statically; pass {flag[key]}"
             )
     state = "" if site.is_on else ", FP8 off there"
-    origin = f"from {shown}:{site.anchor().line}, {FRAMEWORK_LABEL[site.framework]}{state}"
+    origin = f"from {shown}:{site.anchor().line}, {label(site.framework)}{state}"
     return values, origin

@@ -1,1 +1,11 @@
-"""mlperf"""
+"""NVIDIA MLPerf config scripts: NVIDIA MLPerf `config_*.sh` exports."""
+
+from fp8lint.frameworks.shared.family import Family
+
+FAMILY = Family(
+    name="mlperf",
+    label="NVIDIA MLPerf config scripts",
+    summary="NVIDIA MLPerf `config_*.sh` exports",
+    surface=None,  # not yet a surface model
+    scripts=((10, ".reader:from_script"),),
+)

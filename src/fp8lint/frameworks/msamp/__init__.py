@@ -1,1 +1,12 @@
-"""msamp"""
+"""MS-AMP: MS-AMP `msamp.initialize(model, optimizer, opt_level=...)`."""
+
+from fp8lint.frameworks.shared.family import Family, PythonReader
+
+FAMILY = Family(
+    name="msamp",
+    label="MS-AMP",
+    summary="MS-AMP `msamp.initialize(model, optimizer, opt_level=...)`",
+    surface=None,  # not yet a surface model
+    python=(PythonReader(r"\bmsamp\b", ("msamp",), ".reader:sites", 50),),
+    prefilter=("msamp",),
+)

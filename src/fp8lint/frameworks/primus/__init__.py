@@ -1,1 +1,11 @@
-"""primus"""
+"""AMD Primus: AMD Primus `modules.*.overrides` YAML."""
+
+from fp8lint.frameworks.shared.family import Family
+
+FAMILY = Family(
+    name="primus",
+    label="AMD Primus",
+    summary="AMD Primus `modules.*.overrides` YAML",
+    surface=None,  # not yet a surface model
+    trees=((70, ".reader:from_tree"),),
+)

@@ -98,6 +98,8 @@ class Context:
         self.file = doc.file
         self.facts = doc.facts
         self.moe: bool | None = None  # whether the file names a mixture-of-experts part
+        # the calls the core recipe pass found, in source order (TE autocasts among them)
+        self.targets: list[Target] = []
 
     # -- text and spans ------------------------------------------------------------------
     def span(self, node: cst.CSTNode) -> Span:

@@ -16,18 +16,18 @@ process), only when a file of that family is linted.
 from __future__ import annotations
 
 import importlib
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
-from fp8lint.frameworks.shared.base import Arg, invalid_note
+from fp8lint.frameworks.shared.base import Arg, invalid_note, written
 
 if TYPE_CHECKING:
     from pydantic import BaseModel, TypeAdapter
     from pydantic_core import ErrorDetails
 
-    from fp8lint.model import SourceNote
+    from fp8lint.model import Setting, SourceNote
 
 FAMILIES = (
     "megatron",
@@ -92,6 +92,54 @@ def check(family: str, args: Mapping[str, Arg]) -> Checked:
         out.values = {key: getattr(model, key) for key in raw}
         break
     return out
+
+
+def defaults(family: str) -> dict[str, Any]:
+    """The family's defaults, from its surface: every field whose default is a value (a
+    `None` default means "derived or left to the framework", not a value)."""
+    return defaults_of(surface(family))
+
+
+def defaults_of(model: type[BaseModel]) -> dict[str, Any]:
+    """A surface model's field defaults (the one place a family writes them)."""
+    out: dict[str, Any] = {}
+    for name, info in model.model_fields.items():
+        if not info.is_required() and info.default is not None:
+            out[name] = info.default
+    return out
+
+
+def setting_of(
+    arg: Arg | None,
+    checked: Checked,
+    name: str,
+    *,
+    convert: Callable[[Any], Any] | None = None,
+    missing: Callable[[], Setting[Any]] | None = None,
+) -> Setting[Any]:
+    """One value as a `Setting`, whichever of the four cases it is: not written (`missing()`,
+    the family's default, or unset), written but unreadable statically (unknown, at its
+    span), accepted by the surface (its validated value, `convert`ed to the model's type), or
+    rejected by it (unknown at the value: `check` already made the FP8401 note)."""
+    from fp8lint.model import Setting
+
+    if arg is None:
+        return missing() if missing is not None else Setting[Any].model_construct(known=False)
+    if not arg.known:
+        return written(arg, None)
+    if name in checked.values:
+        value = checked.values[name]
+        return written(arg, convert(value) if convert is not None else value)
+    return rejected(arg)
+
+
+def rejected(arg: Arg) -> Setting[Any]:
+    """A written value the surface refused: unknown, but where it is written is known."""
+    from fp8lint.model import Setting
+
+    return Setting[Any].model_construct(
+        known=False, span=arg.value_span, key=arg.key, provenance="written"
+    )
 
 
 def _by_key(errors: list[ErrorDetails], raw: Mapping[str, Any]) -> dict[str, ErrorDetails]:

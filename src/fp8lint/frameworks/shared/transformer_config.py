@@ -132,7 +132,7 @@ MODEL_TO_CONFIG: dict[str, str] = {
 class Profile:
     """One stack's defaults and spelling."""
 
-    framework: Framework
+    framework: str  # the family whose semantics apply (`model.Framework`)
     label: str
     defaults: dict[str, Any]
     spell: Callable[[str], str] = lambda name: name

@@ -1,1 +1,11 @@
-"""swift"""
+"""ms-swift: ms-swift `megatron sft|pt|rlhf` command lines."""
+
+from fp8lint.frameworks.shared.family import Family
+
+FAMILY = Family(
+    name="swift",
+    label="ms-swift",
+    summary="ms-swift `megatron sft|pt|rlhf` command lines",
+    surface=None,  # not yet a surface model
+    commands=((30, ".reader:from_command"),),
+)

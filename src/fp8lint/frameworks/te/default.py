@@ -60,6 +60,13 @@ def _bare(tgt: Target) -> tuple[CallArg | None, CallArg | None] | None:
     return enabled, group
 
 
+def from_context(ctx: Context) -> list[Fp8Site]:
+    """The registry's entry: the autocasts among the calls the core pass found."""
+    from fp8lint.frameworks.te.python import AUTOCASTS
+
+    return sites(ctx, [t for t in ctx.targets if t.name in AUTOCASTS])
+
+
 def sites(ctx: Context, autocasts: list[Target]) -> list[Fp8Site]:
     """One site for the file's TE autocasts that name no recipe, at the first that may run
     FP8 (`enabled=False` runs none)."""

@@ -477,7 +477,7 @@ def module_facts(ctx: Context, sites: list[Fp8Site], te_autocast: bool) -> list[
     """Set, on the file's TE recipe sites, what the model code around them shows: a
     recompute through `torch.utils.checkpoint` (delayed recipes only) and a TE linear
     used as the output head (when a TE autocast puts it under FP8)."""
-    if not any(s.framework is Framework.TE for s in sites):
+    if not any(s.framework == Framework.TE for s in sites):
         return sites
     recompute = _torch_checkpoint(ctx)
     head = _head(ctx) if te_autocast else None
@@ -486,7 +486,7 @@ def module_facts(ctx: Context, sites: list[Fp8Site], te_autocast: bool) -> list[
     out: list[Fp8Site] = []
     for site in sites:
         updates: dict[str, Setting[Any]] = {}
-        if site.framework is Framework.TE:
+        if site.framework == Framework.TE:
             if recompute is not None and site.is_delayed:
                 updates.update(recompute)
             if head is not None:

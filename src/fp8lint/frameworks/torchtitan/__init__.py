@@ -1,1 +1,15 @@
-"""torchtitan"""
+"""torchtitan: TOML job configs (float8/mx converters) and its Python converter configs."""
+
+from fp8lint.frameworks.shared.family import Family, PythonReader, Schema
+
+FAMILY = Family(
+    name="torchtitan",
+    label="torchtitan",
+    summary=("torchtitan TOML job configs (float8/mx converters) and its Python converter configs"),
+    schema=Schema("torchtitan float8 converter", "torchtitan TOML job config"),
+    toml=".toml:from_toml",
+    python=(
+        PythonReader(r"\bFloat8LinearConverter\b", ("Float8LinearConverter",), ".python:sites", 30),
+    ),
+    prefilter=('"mx"',),
+)
