@@ -152,3 +152,50 @@ def test_info_strings_are_parsed_strictly() -> None:
     for bad in ("text", "", 'yaml title="x.json"', 'yaml fix="maybe"', "yaml colour=red"):
         with pytest.raises(AssertionError):
             parse_info(bad, "t")
+
+
+OPTION_LINE = re.compile(r"^- `([a-z0-9-]+)` \((\w+), default ([^)]+)\):", re.M)
+
+
+@pytest.mark.parametrize("rule", all_rules(), ids=lambda r: r.code)
+def test_page_options_are_the_declared_options(rule: type) -> None:
+    """The Options section lists exactly the rule's declared options, each with its type and
+    default (as ruff's doc generator checks): `- `name` (type, default X): ...`, or "None"."""
+    text = section(rule_page(rule.code), "## Options").strip()
+    listed = {name: (kind, default) for name, kind, default in OPTION_LINE.findall(text)}
+    declared = {o.name: (o.type.__name__, str(o.default)) for o in rule.options}
+    assert listed == declared, f"{rule.code}.md Options: {listed} != declared {declared}"
+    if not declared:
+        assert text.startswith("None"), f"{rule.code}.md Options: {text[:60]!r}"
+
+
+def _flagged_frameworks(rule: type) -> set[str]:
+    """The families (by site framework) whose sites the rule's invalid examples flag."""
+    from fp8lint.engine import lint_text
+
+    found: set[str] = set()
+    for example in rule.invalid:
+        kind = kind_for(example.filename)
+        assert kind is not None
+        diags, sites = lint_text(example.filename, example.text, kind, settings(rule.code))
+        lines = {d.line for d in diags if d.code == rule.code}
+        for site in sites:
+            span = site.span
+            if any(span.line <= line <= span.end_line for line in lines) or len(sites) == 1:
+                found.add(site.framework)
+    return found
+
+
+@pytest.mark.parametrize("rule", all_rules(), ids=lambda r: r.code)
+def test_page_applies_to_names_every_family_its_examples_flag(rule: type) -> None:
+    """The page's "Applies to" line names (by label) each family whose configs the rule's own
+    examples flag, so a family that gains a rule shows up on the page."""
+    from fp8lint.frameworks.registry import label
+
+    page = rule_page(rule.code)
+    applies = next((x for x in page.splitlines() if x.startswith("**Applies to:**")), "")
+    families = _flagged_frameworks(rule) - {"unidentified"}  # FP8406's own subject
+    missing = sorted(
+        label(f) for f in families if re.split(r" \(| \+ | / ", label(f))[0] not in applies
+    )
+    assert not missing, f"{rule.code}.md 'Applies to' does not name {missing}"
