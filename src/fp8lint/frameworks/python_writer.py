@@ -5,7 +5,7 @@ written (or where the name it follows is bound: an unsafe fix, since every use o
 changes); a field the site leaves to its default gets its keyword added to the call (one
 argument per line when the call is laid out that way, after the last argument otherwise); a
 dead keyword is removed and a misspelled one renamed.  The values are spelled by
-`writer.render` (handed in) as the file spells them (`Format.HYBRID`, quotes kept).
+`spelling.render` as the file spells them (`Format.HYBRID`, quotes kept).
 
 The transformations are made by `documents.python` on the statement that holds each target;
 the edits handed on are the smallest regions where the statement's code changes, so they
@@ -19,6 +19,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from fp8lint.diagnostics import ANY_VALUE, Applicability, Fix, TextEdit
+from fp8lint.frameworks.spelling import render
 from fp8lint.model import FixPlan, RemoveEntry, RenameKey, SetValue
 
 if TYPE_CHECKING:
@@ -28,14 +29,12 @@ if TYPE_CHECKING:
     from fp8lint.documents.text import SourceFile
     from fp8lint.model import EditInfo, Fp8Site, Span
 
-Render = Callable[..., str]
-
 
 class _CannotFix(Exception):
     """The plan cannot be made here; the finding keeps its advice only."""
 
 
-def plan_to_fix(file: SourceFile, site: Fp8Site, index: int, plan: FixPlan, render: Render) -> Fix:
+def plan_to_fix(file: SourceFile, site: Fp8Site, index: int, plan: FixPlan) -> Fix:
     """Concrete edits for `plan` on a Python `site`, or a display-only fix."""
     applicability = plan.applicability
     message = plan.message
@@ -45,7 +44,7 @@ def plan_to_fix(file: SourceFile, site: Fp8Site, index: int, plan: FixPlan, rend
 
     edit = site.edit
     try:
-        raw, intent, extra = deep(lambda: _plan(file, site, edit, plan, render))
+        raw, intent, extra = deep(lambda: _plan(file, site, edit, plan))
         edits = _edits(file, raw)
     except (_CannotFix, ValueError, LookupError) as exc:
         return Fix(
@@ -58,7 +57,7 @@ def plan_to_fix(file: SourceFile, site: Fp8Site, index: int, plan: FixPlan, rend
 
 
 def _plan(
-    file: SourceFile, site: Fp8Site, edit: EditInfo, plan: FixPlan, render: Render
+    file: SourceFile, site: Fp8Site, edit: EditInfo, plan: FixPlan
 ) -> tuple[list[tuple[int, int, str]], list[tuple[str, object]], str]:
     import libcst as cst
 

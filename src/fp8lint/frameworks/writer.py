@@ -17,41 +17,31 @@ from typing import TYPE_CHECKING, Any
 from fp8lint.diagnostics import ANY_VALUE, Applicability, Fix, TextEdit
 from fp8lint.documents.editing import CannotEdit, Editor, editor_for
 from fp8lint.frameworks import registry
+from fp8lint.frameworks.spelling import spell_value
 from fp8lint.model import FixPlan, RemoveEntry, RenameKey, SetValue
 
 if TYPE_CHECKING:
     from fp8lint.documents.text import SourceFile
-    from fp8lint.model import EditInfo, Fp8Site
+    from fp8lint.model import Fp8Site
 
 Edits = list[tuple[int, int, str]]
 # a family's writer for one model field (`Family.writers`); returns a note if unsafe
 FieldWriter = Callable[[Editor, "Fp8Site", Any, Edits], str]
 
 
-def spell_value(site: Fp8Site, name: str, value: Any) -> Any:
-    """A model value as the site's framework writes it."""
-    if isinstance(value, Enum):
-        value = value.value
-        if name == "fmt" and registry.upper_case_format(site.framework):
-            value = str(value).upper()
-    return value
-
-
-def render(
-    site: Fp8Site, edit: EditInfo, name: str, value: Any, existing: str | None, file: SourceFile
-) -> str:
-    """`value` for field `name` as the site's file writes it: the framework's spelling, the
-    document's literal (the Python writer places it with libcst)."""
-    editor = editor_for(file, edit)
-    return editor.literal(spell_value(site, name, value), existing, isinstance(value, Enum))
+# the plan writer of a document syntax other than the text editors' (imported on first use)
+PLAN_WRITERS = {"python": "fp8lint.frameworks.python_writer:plan_to_fix"}
 
 
 def plan_to_fix(file: SourceFile, site: Fp8Site, index: int, plan: FixPlan) -> Fix:
     """Concrete edits for `plan` on `site`, or a display-only fix when none can be made."""
-    if site.edit is not None and site.edit.syntax == "python":  # libcst transformations
-        from fp8lint.frameworks.python_writer import plan_to_fix as python_fix
+    ref = PLAN_WRITERS.get(site.edit.syntax) if site.edit is not None else None
+    if ref is not None:  # Python: libcst transformations
+        import importlib
 
-        return python_fix(file, site, index, plan, render)
+        module, _, attribute = ref.partition(":")
+        write: Callable[..., Fix] = getattr(importlib.import_module(module), attribute)
+        return write(file, site, index, plan)
     applicability = plan.applicability
     message = plan.message
     if applicability is Applicability.DISPLAY_ONLY or site.edit is None:
