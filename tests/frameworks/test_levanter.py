@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from fp8lint.documents.text import SourceFile
 from fp8lint.engine import parse_file
+from fp8lint.frameworks.levanter.surface import Fp8DotGeneralOp
+from fp8lint.frameworks.shared import surfaces
 from fp8lint.model import AmaxAlgo, Fp8Format, Framework, Recipe
 
-from ..conftest import lint
+from ..conftest import lint, run_cli
 
 CONFIG = """\
 model:
@@ -85,3 +88,21 @@ def test_targets_decide_whether_the_head_is_fp8() -> None:
     assert kept.output_head_fp8.value is False
     (site_default,) = sites(CONFIG)
     assert site_default.output_head_fp8.value is None  # without targets: not decided
+
+
+def test_surface_defaults_are_the_sites_defaults() -> None:
+    (site,) = sites("trainer:\n  quantization:\n    fp8: true\n")
+    assert site.amax_history_len.value == surfaces.defaults("levanter")["amax_history_length"]
+    assert site.amax_history_len.provenance == "default"
+    fixed = surfaces.defaults_of(Fp8DotGeneralOp)
+    assert site.margin.value == fixed["margin"]
+    assert site.amax_compute_algo.value == AmaxAlgo(fixed["amax_compute_algo"])
+
+
+def test_schema_export_names_the_fp8_keys() -> None:
+    result = run_cli("schema", "levanter")
+    assert result.returncode == 0, result.stderr
+    schema = json.loads(result.stdout)
+    section = schema["$defs"]["QuantizationConfig"]["properties"]
+    assert {"fp8", "amax_history_length", "targets"} <= set(section)
+    assert section["amax_history_length"]["default"] == 1024

@@ -2,15 +2,19 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from fp8lint.documents.text import SourceFile
 from fp8lint.engine import parse_file
-from fp8lint.frameworks.maxtext.config import site_from_args
+from fp8lint.frameworks.maxtext.config import QUANTIZATIONS, site_from_args
+from fp8lint.frameworks.maxtext.surface import FP8_MODES, FlaxDelayedScaling
+from fp8lint.frameworks.shared import surfaces
 from fp8lint.frameworks.shared.base import Arg
 from fp8lint.model import AmaxAlgo, Fp8Format, Framework, Recipe, make_span
 
-from ..conftest import lint
+from ..conftest import lint, run_cli
 
 CONFIG = """\
 base_config: "base.yml"
@@ -87,3 +91,23 @@ def test_fp8_under_qwix_is_on_with_recipe_unknown() -> None:
     (site,) = sites(text)
     assert site.is_on and site.recipe.known is False and site.amax_history_len.value is None
     assert lint("x.yml", text) == []
+
+
+def test_surface_defaults_are_the_sites_defaults() -> None:
+    (site,) = sites("base_config: base.yml\nquantization: fp8\n")
+    flax = surfaces.defaults_of(FlaxDelayedScaling)
+    assert site.amax_history_len.value == flax["amax_history_length"]
+    assert site.margin.value == flax["margin"]
+    assert site.amax_compute_algo.value == AmaxAlgo(flax["amax_compute_algo"])
+    dflt = surfaces.defaults("maxtext")
+    assert site.tensor_parallel.value == dflt["ici_tensor_parallelism"]
+    assert site.tensor_parallel.provenance == "default"
+    assert set(FP8_MODES) == set(QUANTIZATIONS)  # the surface's modes are the table's
+
+
+def test_schema_export_names_the_fp8_keys() -> None:
+    result = run_cli("schema", "maxtext")
+    assert result.returncode == 0, result.stderr
+    properties = json.loads(result.stdout)["properties"]
+    assert {"quantization", "ici_tensor_parallelism", "dcn_tensor_parallelism"} <= set(properties)
+    assert "te_fp8_delayedscaling" in json.dumps(properties["quantization"])

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import json
+
 from fp8lint.documents.text import SourceFile
 from fp8lint.engine import parse_file
+from fp8lint.frameworks.nanotron.surface import Fp8LmLinearRecipe, Fp8Meta
+from fp8lint.frameworks.shared import surfaces
 from fp8lint.model import AmaxAlgo, Fp8Format, Framework, Recipe
 
-from ..conftest import lint
+from ..conftest import lint, run_cli
 
 HEAD = "model:\n  dtype: float8\n  make_vocab_size_divisible_by: 1\n"
 DEFAULT = HEAD + (
@@ -100,3 +104,26 @@ def test_gradient_format_points_at_the_gradient_dtype() -> None:
     assert site.fmt.value is Fp8Format.E4M3 and site.fmt.written
     assert site.fmt.span is not None and site.fmt.span.line == 28
     assert [(d.code, d.line) for d in lint("nanotron.yaml", text)] == [("FP8206", 28)]
+
+
+def test_surface_defaults_are_the_sites_defaults() -> None:
+    (site,) = sites(HEAD)
+    recipe = surfaces.defaults_of(Fp8LmLinearRecipe)
+    assert site.amax_history_len.value == min(
+        recipe[t]["interval"] for t in ("input", "input_grad", "output_grad")
+    )
+    assert site.amax_history_len.provenance == "default"
+    fixed = surfaces.defaults_of(Fp8Meta)
+    assert site.margin.value == fixed["margin"]
+    assert site.amax_compute_algo.value == AmaxAlgo(fixed["amax_compute_algo"])
+
+
+def test_schema_export_names_the_fp8_keys() -> None:
+    result = run_cli("schema", "nanotron")
+    assert result.returncode == 0, result.stderr
+    schema = json.loads(result.stdout)
+    assert {"model", "fp8"} <= set(schema["properties"])
+    assert {"resid_dtype", "accum_dtype", "model", "optim"} <= set(
+        schema["$defs"]["Fp8Args"]["properties"]
+    )
+    assert {"dtype", "margin", "interval"} <= set(schema["$defs"]["Fp8TensorRecipe"]["properties"])

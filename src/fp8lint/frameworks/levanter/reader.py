@@ -22,14 +22,15 @@ from typing import Any, cast
 
 from fp8lint.documents.text import SourceFile
 from fp8lint.documents.tree import Document, Node
-from fp8lint.frameworks.shared.base import as_int, default, invalid_note, written
-from fp8lint.frameworks.shared.transformer_config import as_bool
+from fp8lint.frameworks.shared import surfaces
+from fp8lint.frameworks.shared.base import as_int, default, written
 from fp8lint.frameworks.shared.tree_args import args_of_map, edit_info
-from fp8lint.model import AmaxAlgo, Fp8Format, Fp8Site, Framework, Recipe, Setting, SourceNote
+from fp8lint.model import AmaxAlgo, Fp8Format, Fp8Site, Framework, Recipe, Setting
 
 LABEL = "haliax"
 QUANT_KEYS = frozenset({"fp8", "int8", "targets", "amax_history_length", "compute_dtype"})
 KEYS = {"amax_history_len": "amax_history_length"}
+CHECKED = ("fp8", "amax_history_length")  # the keys read here (the others are not judged)
 
 
 def _quantization(root: Node) -> tuple[Node, tuple[Node, Node]] | None:
@@ -56,18 +57,20 @@ def from_tree(file: SourceFile, doc: Document) -> list[Fp8Site]:
     section = pair[1].deref()
     prefix = "trainer.quantization"
     args = args_of_map(file, root, ("trainer", "quantization"), section, prefix + ".{key}")
-    invalid: list[SourceNote] = []
+    from fp8lint.frameworks.levanter.surface import Fp8DotGeneralOp  # pydantic: FP8 files only
+
+    checked = surfaces.check("levanter", {k: args[k] for k in CHECKED if k in args})
+    dflt = surfaces.defaults("levanter")
+    fixed = surfaces.defaults_of(Fp8DotGeneralOp)
     values: dict[str, Setting[Any]] = {}
-    fp8 = args["fp8"] if "fp8" in args else None
-    if fp8 is None:  # `fp8:` holding a mapping or list: not a value haliax accepts
-        values["enabled"] = Setting[bool].model_construct(known=False, key=prefix + ".fp8")
-    elif not fp8.known:
-        values["enabled"] = written(fp8, None)
-    else:
-        flag = as_bool(fp8.value) if fp8.value is not None else False
-        if flag is None:
-            invalid.append(invalid_note(fp8, "expected true or false"))
-        values["enabled"] = written(fp8, flag)
+    values["enabled"] = surfaces.setting_of(
+        args.get("fp8"),
+        checked,
+        "fp8",
+        convert=bool,  # `fp8:` left empty reads as false
+        # `fp8:` holding a mapping or list: not a value haliax accepts
+        missing=lambda: Setting[bool].model_construct(known=False, key=prefix + ".fp8"),
+    )
     span = file.span(pair[0].start, pair[1].end)
     anchor = values["enabled"].span or span
     note = "haliax's Fp8DotGeneralOp: delayed per-tensor scaling"
@@ -75,22 +78,23 @@ def from_tree(file: SourceFile, doc: Document) -> list[Fp8Site]:
     values["fmt"] = default(
         Fp8Format.HYBRID, LABEL, prefix + ".fp8", anchor, "E4M3 inputs and kernels, E5M2 gradients"
     )
-    values["margin"] = default(0, LABEL, "margin", anchor, "haliax computes fp8_max / amax")
-    values["amax_compute_algo"] = default(
-        AmaxAlgo.MAX, LABEL, "amax_compute_algo", anchor, "the max over the amax history"
+    values["margin"] = default(
+        fixed["margin"], LABEL, "margin", anchor, "haliax computes fp8_max / amax"
     )
-    hist = args.get("amax_history_length")
-    if hist is None:
-        values["amax_history_len"] = default(1024, LABEL, prefix + ".amax_history_length", anchor)
-    elif not hist.known:
-        values["amax_history_len"] = written(hist, None)
-    elif (number := as_int(hist.value)) is None or number < 1:
-        invalid.append(invalid_note(hist, "expected a positive integer"))
-        values["amax_history_len"] = Setting[int].model_construct(
-            known=False, span=hist.value_span, key=hist.key, provenance="written"
-        )
-    else:
-        values["amax_history_len"] = written(hist, number)
+    values["amax_compute_algo"] = default(
+        AmaxAlgo(fixed["amax_compute_algo"]),
+        LABEL,
+        "amax_compute_algo",
+        anchor,
+        "the max over the amax history",
+    )
+    hist_key = prefix + ".amax_history_length"
+    values["amax_history_len"] = surfaces.setting_of(
+        args.get("amax_history_length"),
+        checked,
+        "amax_history_length",
+        missing=lambda: default(dflt["amax_history_length"], LABEL, hist_key, anchor),
+    )
     targets = section.get("targets")
     if targets is not None and targets[1].deref().kind == "seq":
         names = [str(x.deref().value) for x in targets[1].deref().value if x.deref().is_scalar]
@@ -114,7 +118,7 @@ def from_tree(file: SourceFile, doc: Document) -> list[Fp8Site]:
             kind="Levanter trainer.quantization",
             span=span,
             enable_span=values["enabled"].span if values["enabled"].written else None,
-            invalid=invalid,
+            invalid=checked.invalid,
             edit=edit_info(file, doc, section, KEYS, after_fp8=False),
             **cast("dict[str, Any]", values),  # keys are Setting fields
         )

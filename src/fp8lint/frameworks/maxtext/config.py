@@ -40,7 +40,8 @@ from typing import Any, cast
 
 from fp8lint.documents.text import SourceFile
 from fp8lint.documents.tree import Document
-from fp8lint.frameworks.shared.base import Arg, as_int, default, invalid_note, written
+from fp8lint.frameworks.shared import surfaces
+from fp8lint.frameworks.shared.base import Arg, default, written
 from fp8lint.frameworks.shared.tree_args import args_of_map
 from fp8lint.model import (
     AmaxAlgo,
@@ -50,7 +51,6 @@ from fp8lint.model import (
     Framework,
     Recipe,
     Setting,
-    SourceNote,
     Span,
 )
 
@@ -122,42 +122,44 @@ def site_from_args(
     quant = args.get("quantization")
     if quant is None:
         return None
-    invalid: list[SourceNote] = []
-    values: dict[str, Setting[Any]] = {}
-    if not quant.known:
-        values["enabled"] = written(quant, None)
-        values["recipe"] = written(quant, None)
-    else:
+    if quant.known:
         name = str(quant.value).strip().lower() if quant.value is not None else ""
-        if name in NOT_FP8:
+        if name in NOT_FP8 or (name not in QUANTIZATIONS and "fp8" not in name):
             return None
-        if name not in QUANTIZATIONS:
-            if "fp8" not in name:
-                return None
-            invalid.append(invalid_note(quant, "expected one of " + ", ".join(QUANTIZATIONS)))
-            values["enabled"] = written(quant, True)
-            values["recipe"] = Setting[Recipe].model_construct(
-                known=False, span=quant.value_span, key=quant.key, provenance="written"
+    from fp8lint.frameworks.maxtext.surface import FlaxDelayedScaling  # pydantic: FP8 only
+
+    checked = surfaces.check("maxtext", {"quantization": quant})
+    values: dict[str, Setting[Any]] = {}
+    if not checked.ok("quantization"):  # unreadable, or an FP8 name MaxText does not have
+        values["enabled"] = written(quant, True)
+        values["recipe"] = surfaces.setting_of(quant, checked, "quantization")
+    else:
+        name = checked.values["quantization"]
+        recipe, fmt, delayed, what = QUANTIZATIONS[name]
+        if name == "fp8" and _is_true(args.get("use_qwix_quantization")):
+            recipe, fmt, delayed, what = QWIX_FP8
+        values["enabled"] = written(quant, True, what)
+        values["recipe"] = (
+            written(quant, recipe, what)
+            if recipe is not None
+            else Setting[Recipe].model_construct(
+                known=False, key=quant.key, note=f"{what}: recipe not modelled"
             )
-        else:
-            recipe, fmt, delayed, what = QUANTIZATIONS[name]
-            if name == "fp8" and _is_true(args.get("use_qwix_quantization")):
-                recipe, fmt, delayed, what = QWIX_FP8
-            values["enabled"] = written(quant, True, what)
-            values["recipe"] = (
-                written(quant, recipe, what)
-                if recipe is not None
-                else Setting[Recipe].model_construct(
-                    known=False, key=quant.key, note=f"{what}: recipe not modelled"
-                )
+        )
+        anchor = quant.value_span
+        if fmt is not None:
+            values["fmt"] = default(fmt, LABEL, quant.key, anchor, what)
+        if delayed:
+            flax = surfaces.defaults_of(FlaxDelayedScaling)
+            values["margin"] = default(
+                flax["margin"], LABEL, "margin", anchor, f"{what}: no margin"
             )
-            anchor = quant.value_span
-            if fmt is not None:
-                values["fmt"] = default(fmt, LABEL, quant.key, anchor, what)
-            if delayed:
-                values["margin"] = default(0, LABEL, "margin", anchor, f"{what}: no margin")
-                values["amax_history_len"] = default(1024, LABEL, "amax_history_length", anchor)
-                values["amax_compute_algo"] = default(AmaxAlgo.MAX, LABEL, "amax", anchor)
+            values["amax_history_len"] = default(
+                flax["amax_history_length"], LABEL, "amax_history_length", anchor
+            )
+            values["amax_compute_algo"] = default(
+                AmaxAlgo(flax["amax_compute_algo"]), LABEL, "amax", anchor
+            )
     tp = _tensor_parallel(args, span)
     if tp is not None:
         values["tensor_parallel"] = tp
@@ -167,7 +169,7 @@ def site_from_args(
         kind=kind,
         span=span,
         enable_span=values["enabled"].span,
-        invalid=invalid,
+        invalid=checked.invalid,
         edit=edit,
         **cast("dict[str, Any]", values),  # keys are Setting fields
     )
@@ -181,21 +183,23 @@ def _is_true(arg: Arg | None) -> bool:
 
 
 def _tensor_parallel(args: dict[str, Arg], span: Span) -> Setting[Any] | None:
-    ici, dcn = args.get("ici_tensor_parallelism"), args.get("dcn_tensor_parallelism")
-    if ici is None and dcn is None:
-        return default(1, LABEL, "ici_tensor_parallelism", span, "base.yml: 1")
-    given = [a for a in (ici, dcn) if a is not None]
-    if any(not a.known for a in given):
-        return written(next(a for a in given if not a.known), None)
-    numbers = [as_int(a.value) for a in given]
-    if any(n is None for n in numbers):
+    keys = ("ici_tensor_parallelism", "dcn_tensor_parallelism")
+    given = {key: args[key] for key in keys if key in args}
+    if not given:
+        dflt = surfaces.defaults("maxtext")
+        product = dflt["ici_tensor_parallelism"] * dflt["dcn_tensor_parallelism"]
+        return default(product, LABEL, "ici_tensor_parallelism", span, "base.yml: 1")
+    unread = [a for a in given.values() if not a.known]
+    if unread:
+        return written(unread[0], None)
+    # not FP8 keys: a degree that is not an integer is left out, not reported
+    checked = surfaces.check("maxtext", given)
+    if any(not checked.ok(key) for key in given):
         return None
     product = 1
-    for n in numbers:
-        assert n is not None
-        product *= n
-    main = ici if ici is not None else dcn
-    assert main is not None
+    for key in given:
+        product *= checked.values[key]
+    main = next(iter(given.values()))
     note = "ici x dcn tensor parallelism" if len(given) == 2 else None
     return written(main, product, note)
 

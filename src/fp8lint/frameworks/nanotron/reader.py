@@ -21,11 +21,13 @@ update interval, which TE ignores; here it is part of the window.
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from typing import Any, cast
 
 from fp8lint.documents.text import SourceFile
 from fp8lint.documents.tree import Document, Node
-from fp8lint.frameworks.shared.base import Arg, as_int, default, written
+from fp8lint.frameworks.shared import surfaces
+from fp8lint.frameworks.shared.base import Arg, default, written
 from fp8lint.frameworks.shared.tree_args import args_of_map
 from fp8lint.model import (
     AmaxAlgo,
@@ -43,15 +45,6 @@ LABEL = "nanotron"
 TENSORS = ("input", "weight", "bias", "input_grad", "weight_grad", "output_grad")
 JUDGED = ("input", "input_grad", "output_grad")
 FP8_DTYPES = {"FP8E4M3": "e4m3", "FP8E5M2": "e5m2", "fp8e4m3": "e4m3", "fp8e5m2": "e5m2"}
-# FP8LM_LINEAR_RECIPE (src/nanotron/fp8/constants.py): (dtype, margin, interval)
-DEFAULT_RECIPE: dict[str, tuple[str, int, int] | None] = {
-    "input": ("FP8E4M3", 0, 16),
-    "weight": ("FP8E4M3", 0, 1),
-    "bias": None,
-    "input_grad": ("FP8E5M2", 0, 16),
-    "weight_grad": ("FP8E4M3", 0, 1),
-    "output_grad": ("FP8E5M2", 0, 16),
-}
 FP8_KEYS = frozenset({"resid_dtype", "accum_dtype", "model", "optim"})
 
 
@@ -88,78 +81,31 @@ def from_tree(file: SourceFile, doc: Document) -> list[Fp8Site]:
         assert dtype is not None
         span = file.span(dtype[0].start, dtype[1].end)
     anchor = values["enabled"].span or span
-    overrides: list[PrecisionOverride] = []
-    notes: list[SourceNote] = []
-    windows: list[tuple[int, str, Any]] = []  # (interval, key, the Arg that wrote it)
-    dtypes: dict[str, str] = {}
-    dtype_args: dict[str, Arg] = {}  # the written `dtype` that set each tensor's format
+    from fp8lint.frameworks.nanotron.surface import Fp8LmLinearRecipe, Fp8Meta  # FP8 only
+
+    read = _Reading()
     layers = None
     if section is not None:
         pair = section[1].deref().get("model")
         if pair is not None and pair[1].deref().kind == "seq":
             layers = pair[1].deref()
     if layers is None:
-        for name, recipe in DEFAULT_RECIPE.items():
-            if recipe is None:
-                continue
-            fmt, margin, interval = recipe
-            overrides.append(
+        for name, recipe in surfaces.defaults_of(Fp8LmLinearRecipe).items():
+            fmt, margin, interval = recipe["dtype"], recipe["margin"], recipe["interval"]
+            read.overrides.append(
                 _override(
                     "FP8LM_LINEAR_RECIPE", "every linear", name, fmt, margin, interval, anchor
                 )
             )
             if name in JUDGED:
-                windows.append((interval, f"FP8LM_LINEAR_RECIPE.{name}.interval", None))
-                dtypes.setdefault(name, FP8_DTYPES[fmt])
+                read.windows.append((interval, f"FP8LM_LINEAR_RECIPE.{name}.interval", None))
+                read.dtypes.setdefault(name, FP8_DTYPES[fmt])
     else:
         for i, layer in enumerate(layers.value):
-            layer = layer.deref()
-            if not layer.is_map:
-                continue
-            name_pair = layer.get("module_name")
-            module = str(name_pair[1].deref().value) if name_pair else f"fp8.model[{i}]"
-            for tensor in TENSORS:
-                tpair = layer.get(tensor)
-                if tpair is None:
-                    continue
-                tnode = tpair[1].deref()
-                tspan = file.span(tpair[0].start, tpair[1].end)
-                if not tnode.is_map:
-                    overrides.append(
-                        PrecisionOverride.model_construct(
-                            feature=f"fp8.model[{i}]",
-                            layers=module,
-                            tensors=(tensor,),
-                            precision=str(tnode.raw),
-                            span=tspan,
-                        )
-                    )
-                    continue
-                key = f"fp8.model[{i}].{tensor}"
-                targs = args_of_map(
-                    file, root, ("fp8", "model"), tnode, key + ".{key}", interpolate=False
-                )
-                fmt_raw = str(targs["dtype"].value) if "dtype" in targs else "?"
-                tmargin = as_int(targs["margin"].value) if "margin" in targs else None
-                interval_arg = targs.get("interval")
-                tint = as_int(interval_arg.value) if interval_arg is not None else None
-                where = f"fp8.model[{i}]"
-                overrides.append(_override(where, module, tensor, fmt_raw, tmargin, tint, tspan))
-                if tmargin not in (None, 0):
-                    notes.append(
-                        SourceNote.model_construct(
-                            kind="unapplied",
-                            key=key + ".margin",
-                            span=targs["margin"].span,
-                            message=f"`{key}.margin` is {tmargin}, but nanotron's FP8Meta rescales "
-                            "without a margin (0)",
-                        )
-                    )
-                if tensor in JUDGED and tint is not None and interval_arg is not None:
-                    windows.append((tint, interval_arg.key, interval_arg))
-                if tensor in JUDGED and fmt_raw in FP8_DTYPES:
-                    dtypes.setdefault(tensor, FP8_DTYPES[fmt_raw])
-                    dtype_args.setdefault(tensor, targs["dtype"])
+            if layer.deref().is_map:
+                _layer(file, root, i, layer.deref(), read)
+    overrides, notes, windows = read.overrides, read.notes, read.windows
+    dtypes, dtype_args = read.dtypes, read.dtype_args
     optim = section[1].deref().get("optim") if section is not None else None
     if optim is not None and optim[1].is_map:
         for okey, ovalue in optim[1].deref().items():
@@ -176,9 +122,12 @@ def from_tree(file: SourceFile, doc: Document) -> list[Fp8Site]:
     values["recipe"] = default(
         Recipe.DELAYED, LABEL, "fp8.model", anchor, "FP8Meta: per-tensor delayed scaling"
     )
-    values["margin"] = default(0, LABEL, "margin", anchor, "FP8Meta.rescale applies no margin")
+    fixed = surfaces.defaults_of(Fp8Meta)
+    values["margin"] = default(
+        fixed["margin"], LABEL, "margin", anchor, "FP8Meta.rescale applies no margin"
+    )
     values["amax_compute_algo"] = default(
-        AmaxAlgo.MAX, LABEL, "interval", anchor, "the max over the window"
+        AmaxAlgo(fixed["amax_compute_algo"]), LABEL, "interval", anchor, "the max over the window"
     )
     if windows:
         interval, wkey, warg = min(windows, key=lambda w: w[0])
@@ -216,6 +165,66 @@ def from_tree(file: SourceFile, doc: Document) -> list[Fp8Site]:
             **cast("dict[str, Any]", values),  # keys are Setting fields
         )
     ]
+
+
+@dataclass
+class _Reading:
+    """What the per-tensor recipes add up to."""
+
+    overrides: list[PrecisionOverride] = field(default_factory=list)
+    notes: list[SourceNote] = field(default_factory=list)
+    windows: list[tuple[int, str, Arg | None]] = field(default_factory=list)  # (interval, key, Arg)
+    dtypes: dict[str, str] = field(default_factory=dict)
+    dtype_args: dict[str, Arg] = field(default_factory=dict)  # the `dtype` that set each format
+
+
+def _layer(file: SourceFile, root: Node, i: int, layer: Node, read: _Reading) -> None:
+    """One `fp8.model[i]` entry: each tensor's recipe, its window and its format."""
+    name_pair = layer.get("module_name")
+    module = str(name_pair[1].deref().value) if name_pair else f"fp8.model[{i}]"
+    for tensor in TENSORS:
+        tpair = layer.get(tensor)
+        if tpair is None:
+            continue
+        tnode = tpair[1].deref()
+        tspan = file.span(tpair[0].start, tpair[1].end)
+        if not tnode.is_map:
+            read.overrides.append(
+                PrecisionOverride.model_construct(
+                    feature=f"fp8.model[{i}]",
+                    layers=module,
+                    tensors=(tensor,),
+                    precision=str(tnode.raw),
+                    span=tspan,
+                )
+            )
+            continue
+        key = f"fp8.model[{i}].{tensor}"
+        targs = args_of_map(file, root, ("fp8", "model"), tnode, key + ".{key}", interpolate=False)
+        fmt_raw = str(targs["dtype"].value) if "dtype" in targs else "?"
+        # a margin or window that is not an integer is shown as None, not reported
+        checked = surfaces.check(
+            "nanotron", {k: targs[k] for k in ("margin", "interval") if k in targs}
+        )
+        tmargin, tint = checked.values.get("margin"), checked.values.get("interval")
+        read.overrides.append(
+            _override(f"fp8.model[{i}]", module, tensor, fmt_raw, tmargin, tint, tspan)
+        )
+        if tmargin not in (None, 0):
+            read.notes.append(
+                SourceNote.model_construct(
+                    kind="unapplied",
+                    key=key + ".margin",
+                    span=targs["margin"].span,
+                    message=f"`{key}.margin` is {tmargin}, but nanotron's FP8Meta rescales "
+                    "without a margin (0)",
+                )
+            )
+        if tensor in JUDGED and tint is not None:
+            read.windows.append((tint, targs["interval"].key, targs["interval"]))
+        if tensor in JUDGED and fmt_raw in FP8_DTYPES:
+            read.dtypes.setdefault(tensor, FP8_DTYPES[fmt_raw])
+            read.dtype_args.setdefault(tensor, targs["dtype"])
 
 
 def _override(
