@@ -33,6 +33,7 @@ from fp8lint.documents.tree import Document, Pos
 from fp8lint.frameworks.megatron import configs as megatron
 from fp8lint.frameworks.shared import hydra
 from fp8lint.frameworks.shared.base import Arg
+from fp8lint.frameworks.shared.megatron_flags import FLAG_KEYS
 from fp8lint.frameworks.shared.paths import inside, repository_root
 from fp8lint.model import EditInfo, Fp8Site, Span
 
@@ -156,7 +157,7 @@ def _megatron(
             syntax="shell",
             flow=True,
             insert_after=file.span_of_indices(anchor.start, anchor.end),
-            keys=megatron.FLAG_KEYS,
+            keys=FLAG_KEYS,
         )
     kind = kind or f"Megatron launch command (`{os.path.basename(first.text)}`)"
     return megatron.site_from_flags(flags, file.path, span, kind, edit)

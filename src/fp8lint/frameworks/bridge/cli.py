@@ -11,7 +11,7 @@ read at 05097809102de3cbe888267e7d701868165153d8):
    `..._fp8cs_config` (FP8 current scaling), `..._fp8mx_config` / `..._mxfp8_config` (MXFP8),
    `..._bf16_config` (no FP8);
 2. `mixed_precision=PRESET`: a registered preset name, `_` or `-` spelling
-   (`bf16_with_fp8_current_scaling_mixed`, ...; values in `bridge` / `nemo2.PRESETS`);
+   (`bf16_with_fp8_current_scaling_mixed`, ...; values in `shared.mixed_precision`);
 3. `mixed_precision.FIELD=VALUE`.
 
 `model.fp8*=` overrides set the model provider directly, but `MixedPrecisionConfig.setup`
@@ -19,7 +19,7 @@ copies every one of its fields onto the model wherever they differ, so with a
 `mixed_precision` config in place (every library recipe sets one) they are overwritten: such
 an override is read, and reported as ignored (FP8402) unless a `mixed_precision` value of
 the command says the same.  Values nothing sets take `MixedPrecisionConfig`'s defaults
-(`transformer_config.BRIDGE_DEFAULTS`).  No fix is offered.
+(its surface model's).  No fix is offered.
 """
 
 from __future__ import annotations
@@ -32,11 +32,15 @@ from typing import Any
 
 from fp8lint.documents.shell import Script, Word
 from fp8lint.documents.text import Reader, SourceFile
-from fp8lint.frameworks.bridge.python import BRIDGE_PROFILE, PRESET_CHANGES
-from fp8lint.frameworks.nemo2 import python as nemo2
 from fp8lint.frameworks.shared.base import Arg
+from fp8lint.frameworks.shared.mixed_precision import (
+    BRIDGE_DEFAULTS,
+    BRIDGE_PROFILE,
+    PRESETS,
+    bridge_preset,
+)
 from fp8lint.frameworks.shared.shell_args import word_value
-from fp8lint.frameworks.shared.transformer_config import BRIDGE_DEFAULTS, build_site
+from fp8lint.frameworks.shared.transformer_config import build_site
 from fp8lint.model import Fp8Site, SourceNote
 
 RUNNER = re.compile(r"(^|/)(run_recipe\.py|training/train\.sh)$")
@@ -69,11 +73,7 @@ TP_FLAGS = ("-tp", "--tensor_model_parallel_size")
 _FIELD_RENAMES = {"fp8_param": "fp8_param_gather"}
 OVERWRITTEN = "overwritten at setup by the recipe's `mixed_precision` config"
 # MixedPrecisionConfig's own defaults; the model's shape and topology come from the recipe
-DEFAULTS = {
-    k: v
-    for k, v in BRIDGE_DEFAULTS.items()
-    if k.startswith(("fp8", "first_last", "num_layers_at", "tp_only"))
-}
+PRECISION_KEYS = ("fp8", "first_last", "num_layers_at", "tp_only")
 
 
 def _entry(words: Sequence[Word]) -> int | None:
@@ -96,11 +96,7 @@ def _entry(words: Sequence[Word]) -> int | None:
 
 def _preset(name: str) -> dict[str, Any] | None:
     name = name.replace("-", "_")
-    if name not in nemo2.PRESETS:
-        return None
-    values = dict(nemo2.PRESETS[name])
-    values.update(PRESET_CHANGES.get(name, {}))
-    return values
+    return bridge_preset(name) if name in PRESETS else None
 
 
 def _name_preset(recipe: str) -> dict[str, Any] | None:
@@ -210,8 +206,8 @@ def read(file: SourceFile, words: Sequence[Word], idx: int) -> list[Fp8Site]:
     span = file.span_of_indices(first.start, max(last.end, first.end))
     profile = replace(
         BRIDGE_PROFILE,
-        defaults=DEFAULTS,
-        spell=lambda n: f"mixed_precision.{n}",
+        defaults={k: v for k, v in BRIDGE_DEFAULTS.items() if k.startswith(PRECISION_KEYS)},
+        prefix="mixed_precision.",
         kind=f"Megatron-Bridge launch (`{os.path.basename(words[idx].text)}`)",
     )
     return [build_site(fields, profile, file.path, span, notes=notes)]

@@ -1,12 +1,11 @@
 """Megatron-Bridge: `MixedPrecisionConfig` and the presets it registers by name, read from
 Python recipe code.
 
-The config's fields are TransformerConfig fields with Bridge's defaults
-(`transformer_config.BRIDGE_DEFAULTS`: tensorwise where NeMo 2 says delayed); the presets
-are NeMo 2's (`nemo2.PRESETS`) plus two delayed-scaling names of Bridge's own, and Bridge's
-MXFP8 presets write `fp8 = "e4m3"`.  A preset named as a string (`mixed_precision=
-"bf16_with_fp8_mixed"`) is Bridge's: its config container looks the name up.  Names and
-values: Megatron-Bridge
+The config's fields are TransformerConfig fields with Bridge's defaults (tensorwise where
+NeMo 2 says delayed); the presets are NeMo 2's plus two delayed-scaling names of Bridge's
+own, and Bridge's MXFP8 presets write `fp8 = "e4m3"` (both in `shared.mixed_precision`).  A
+preset named as a string (`mixed_precision="bf16_with_fp8_mixed"`) is Bridge's: its config
+container looks the name up.  Names and values: Megatron-Bridge
 `src/megatron/bridge/training/mixed_precision.py`.
 """
 
@@ -14,11 +13,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from fp8lint.frameworks.nemo2 import python as nemo2
-from fp8lint.frameworks.shared.transformer_config import BRIDGE_DEFAULTS, Profile
-from fp8lint.model import Fp8Site, Framework
+from fp8lint.frameworks.shared import mixed_precision as mp
+from fp8lint.model import Fp8Site
 
 if TYPE_CHECKING:
     import libcst as cst
@@ -27,27 +25,13 @@ if TYPE_CHECKING:
     from fp8lint.frameworks.shared.python_args import Context, Val
 
 BRIDGE_CLASS = "MixedPrecisionConfig"
-BRIDGE_PROFILE = Profile(
-    framework=Framework.BRIDGE,
-    label="Megatron-Bridge MixedPrecisionConfig",
-    defaults=BRIDGE_DEFAULTS,
-    spell=lambda n: n,
-    kind="Megatron-Bridge MixedPrecisionConfig(...)",
-)
-BRIDGE_ONLY_PRESETS = frozenset(
-    {"bf16_with_fp8_delayed_scaling_mixed", "fp16_with_fp8_delayed_scaling_mixed"}
-)
-# Bridge's MXFP8 presets write `fp8 = "e4m3"` where NeMo 2's write "hybrid"
-PRESET_CHANGES: dict[str, dict[str, Any]] = {
-    "bf16_with_mxfp8_mixed": {"fp8": "e4m3"},
-    "fp16_with_mxfp8_mixed": {"fp8": "e4m3"},
-}
+BRIDGE_PROFILE = mp.BRIDGE_PROFILE
 
 
 def is_bridge_preset(name: str, origin: str) -> bool:
     """A preset call is Bridge's when only Bridge has the name, or it is imported from
     Bridge."""
-    return name in BRIDGE_ONLY_PRESETS or "bridge" in origin.lower()
+    return name in mp.BRIDGE_ONLY_PRESETS or "bridge" in origin.lower()
 
 
 def preset_site(
@@ -58,7 +42,6 @@ def preset_site(
     topology: dict[str, Arg],
     overrides: Sequence[tuple[str, Val]],
 ) -> Fp8Site:
-    preset = dict(nemo2.PRESETS[name])
-    preset.update(PRESET_CHANGES.get(name, {}))
+    preset = mp.bridge_preset(name)
     profile = replace(BRIDGE_PROFILE, kind=f"Megatron-Bridge preset `{written_as}`")
-    return nemo2.preset_site(ctx, preset, written_as, node, profile, topology, overrides)
+    return mp.preset_site(ctx, preset, written_as, node, profile, topology, overrides)

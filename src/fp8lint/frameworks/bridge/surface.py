@@ -12,8 +12,7 @@ from __future__ import annotations
 
 from pydantic import ConfigDict
 
-from fp8lint.frameworks.megatron.surface import Fp8RecipeName
-from fp8lint.frameworks.nemo2.surface import MegatronMixedPrecision
+from fp8lint.frameworks.shared.tc_surface import Fp8RecipeName, MegatronMixedPrecision
 
 
 class MixedPrecisionConfig(MegatronMixedPrecision):

@@ -14,67 +14,25 @@ from dataclasses import replace
 from fp8lint.documents.text import SourceFile
 from fp8lint.documents.tree import Document, Node
 from fp8lint.frameworks.shared.base import Arg
+from fp8lint.frameworks.shared.megatron_flags import FLAG_KEYS, FLAGS, fields_from_flags
 from fp8lint.frameworks.shared.transformer_config import (
-    MEGATRON_DEFAULTS,
     MODEL_TO_CONFIG,
     Profile,
+    SurfaceDefaults,
     as_bool,
     build_site,
 )
 from fp8lint.frameworks.shared.tree_args import args_of_map, edit_info
 from fp8lint.model import EditInfo, Fp8Site, Framework, Span
 
-# flags whose field name is not the flag with dashes turned into underscores
-_RENAMED = {
-    "fp8_format": "fp8",
-    "fp4_format": "fp4",
-    "num_experts": "num_moe_experts",
-    "fp8_param_gather": "fp8_param_gather",
-    "swiglu": "gated_linear_unit",
-}
-_NEGATED = {"no_fp8_wgrad": "fp8_wgrad", "disable_fp8_wgrad": "fp8_wgrad"}
-_LEGACY_FORMAT = {"fp8_e4m3": "e4m3", "fp8_hybrid": "hybrid"}
-
-
-def _flag_to_field(flag: str) -> str:
-    return flag.lstrip("-").replace("-", "_")
-
-
-def field_to_flag(name: str) -> str:
-    """How a user writes a TransformerConfig field on Megatron's command line."""
-    flag = {v: k for k, v in _RENAMED.items()}.get(name, name)
-    return "--" + flag.replace("_", "-")
-
-
+MEGATRON_DEFAULTS = SurfaceDefaults("megatron")
 MEGATRON_FLAGS = Profile(
     framework=Framework.MEGATRON,
     label="Megatron-LM",
     defaults=MEGATRON_DEFAULTS,
-    spell=field_to_flag,
+    keys=FLAGS,
     kind="Megatron command-line flags",
 )
-
-
-def fields_from_flags(flags: dict[str, Arg]) -> dict[str, Arg]:
-    """Megatron flags (`--fp8-format` ...) as TransformerConfig fields (`fp8` ...)."""
-    fields: dict[str, Arg] = {}
-    for flag, arg in flags.items():
-        name = _flag_to_field(flag)
-        if name in _NEGATED:
-            on = as_bool(arg.value) if arg.known else None
-            fields[_NEGATED[name]] = replace(arg, value=(not on) if on is not None else arg.value)
-        elif name in _LEGACY_FORMAT:
-            if arg.known and as_bool(arg.value):
-                fields["fp8"] = replace(arg, value=_LEGACY_FORMAT[name])
-        else:
-            fields[_RENAMED.get(name, name)] = arg
-    gqa = fields.pop("group_query_attention", None)
-    if gqa is None or not (gqa.known and as_bool(gqa.value)):
-        fields.pop("num_query_groups", None)
-    return fields
-
-
-FLAG_KEYS = {field: field_to_flag(name) for field, name in MODEL_TO_CONFIG.items()}
 
 
 def site_from_flags(
@@ -162,14 +120,12 @@ def from_transformer_config(file: SourceFile, doc: Document) -> list[Fp8Site]:
         target = mapping.get("_target_")
         nemo = target is not None and "nemo" in str(target[1].deref().value)
 
-        def spell_key(name: str, prefix: str = prefix) -> str:
-            return f"{prefix}.{name}" if prefix else name
-
         profile = Profile(
             framework=Framework.NEMO2 if nemo else Framework.MEGATRON,
             label="Megatron-LM",
             defaults=MEGATRON_DEFAULTS,
-            spell=spell_key,
+            surface="nemo2" if nemo else "megatron",
+            prefix=f"{prefix}." if prefix else "",
             kind="serialized NeMo 2 model config" if nemo else "Megatron TransformerConfig mapping",
         )
         if len(path) >= 1:

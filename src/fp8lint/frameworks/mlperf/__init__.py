@@ -6,6 +6,5 @@ FAMILY = Family(
     name="mlperf",
     label="NVIDIA MLPerf config scripts",
     summary="NVIDIA MLPerf `config_*.sh` exports",
-    surface=None,  # not yet a surface model
     scripts=((10, ".reader:from_script"),),
 )

@@ -41,8 +41,9 @@ from fp8lint.documents.text import Reader, SourceFile
 from fp8lint.frameworks.shared.base import Arg, as_int, written
 from fp8lint.frameworks.shared.shell_args import word_value
 from fp8lint.frameworks.shared.transformer_config import (
-    MEGATRON_DEFAULTS,
+    SPELLED,
     Profile,
+    SurfaceDefaults,
     as_bool,
     build_site,
 )
@@ -121,6 +122,10 @@ _ENV = re.compile(
     re.MULTILINE,
 )
 _YAML_SCALARS = {"true": True, "false": False, "null": None, "none": None}
+# the NeMo 1.x format switches are read by `_site`, not taken as defaults
+BASE_DEFAULTS = SurfaceDefaults(
+    "mlperf", drop=("fp8", "fp8_e4m3", "fp8_hybrid", "transformer_engine")
+)
 
 
 @dataclass(frozen=True)
@@ -293,8 +298,8 @@ def _site(
                     'raises "fp8 enabled but fp8_format (fp8_e4m3 | fp8_hybrid) is not set"',
                 )
             )
-    # the model's shape comes from its checkpoint or the base YAML, not from these variables
-    defaults = {k: v for k, v in MEGATRON_DEFAULTS.items() if k != "gated_linear_unit"}
+    # Megatron Core's defaults under the YAML's fallbacks (`surface.py`)
+    defaults = dict(BASE_DEFAULTS)
     defaults.update({k: v for k, v in fallbacks.items() if k in defaults and v is not None})
     ignored: dict[str, str] = {}
     reduce = fields.get("reduce_amax")
@@ -317,7 +322,8 @@ def _site(
         framework=Framework.NEMO1,
         label=label,
         defaults=defaults,
-        spell=lambda n: _var_of(impl, n),
+        surface="mlperf",
+        keys={name: _var_of(impl, name) for name in SPELLED},
         kind=f"NVIDIA MLPerf config script ({impl.name})",
         ignored=ignored,
     )

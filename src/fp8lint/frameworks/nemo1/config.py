@@ -20,17 +20,21 @@ from fp8lint.documents.tree import Document
 from fp8lint.frameworks.shared import surfaces
 from fp8lint.frameworks.shared.base import as_int, written
 from fp8lint.frameworks.shared.transformer_config import (
-    MEGATRON_DEFAULTS,
     MODEL_TO_CONFIG,
     Profile,
+    SurfaceDefaults,
     as_bool,
     build_site,
 )
 from fp8lint.frameworks.shared.tree_args import args_of_map, edit_info
 from fp8lint.model import Fp8Format, Fp8Site, Framework, Setting, SourceNote
 
-NEMO_LEGACY_DEFAULTS = dict(
-    MEGATRON_DEFAULTS, fp8_amax_history_len=1024, fp8_amax_compute_algo="max"
+# Megatron-Core path: Megatron's defaults; legacy path: NeMo's (`reduce_amax` is reported by
+# `build_site` as TE's, and the format keys are read here)
+MCORE_DEFAULTS = SurfaceDefaults(None)
+NEMO_LEGACY_DEFAULTS = SurfaceDefaults(
+    "nemo1",
+    drop=("fp8", "fp8_e4m3", "fp8_hybrid", "transformer_engine", "reduce_amax"),
 )
 _REDUCE_AMAX_IGNORED = (
     "`model.reduce_amax` is not read on NeMo's Megatron-Core path (`mcore_gpt: true`)"
@@ -155,8 +159,9 @@ def from_tree(file: SourceFile, doc: Document, base_missing: bool = False) -> li
     profile = Profile(
         framework=Framework.NEMO1,
         label="Megatron-LM (NeMo 1.x Megatron-Core path)" if mcore else "NeMo 1.x",
-        defaults=MEGATRON_DEFAULTS if mcore else NEMO_LEGACY_DEFAULTS,
-        spell=lambda n: f"model.{n}",
+        defaults=MCORE_DEFAULTS if mcore else NEMO_LEGACY_DEFAULTS,
+        surface="nemo1",
+        prefix="model.",
         kind="NeMo 1.x model config",
         ignored={"reduce_amax": _REDUCE_AMAX_IGNORED} if mcore else {},
     )

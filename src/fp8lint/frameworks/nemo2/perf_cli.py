@@ -31,9 +31,13 @@ from typing import Any
 
 from fp8lint.documents.shell import Script, Word
 from fp8lint.documents.text import SourceFile
-from fp8lint.frameworks.bridge.python import BRIDGE_PROFILE, PRESET_CHANGES
-from fp8lint.frameworks.nemo2 import python as nemo2
 from fp8lint.frameworks.shared.base import Arg
+from fp8lint.frameworks.shared.mixed_precision import (
+    BRIDGE_PROFILE,
+    NEMO2_PROFILE,
+    PRESET_CHANGES,
+    PRESETS,
+)
 from fp8lint.frameworks.shared.shell_args import word_arg, word_value
 from fp8lint.frameworks.shared.transformer_config import build_site
 from fp8lint.model import Fp8Site
@@ -131,7 +135,7 @@ def from_command(file: SourceFile, command: list[Word], script: Script) -> list[
     how = f"`{dtype.key} {dtype.raw}`"
     at = dtype
     if value == "fp8":  # NeMo 2: the recipe is a second flag, delayed by default
-        profile = replace(nemo2.NEMO2_PROFILE, label="NeMo 2 performance launcher")
+        profile = replace(NEMO2_PROFILE, label="NeMo 2 performance launcher")
         recipe = _first(flags, RECIPE_FLAGS)
         name = str(recipe.value).lower() if recipe is not None and recipe.known else "ds"
         if recipe is not None:
@@ -154,7 +158,7 @@ def from_command(file: SourceFile, command: list[Word], script: Script) -> list[
     first, last = command[0], command[-1]
     span = file.span_of_indices(first.start, max(last.end, first.end))
     kind = f"NVIDIA performance launcher (`{os.path.basename(command[idx].text)}`)"
-    site = build_site(fields, replace(profile, kind=kind, spell=lambda n: n), file.path, span)
+    site = build_site(fields, replace(profile, kind=kind), file.path, span)
     return [site]
 
 
@@ -162,7 +166,7 @@ def _values(
     choice: tuple[str, dict[str, Any]], changes: dict[str, dict[str, Any]]
 ) -> dict[str, Any]:
     preset, extra = choice
-    values = dict(nemo2.PRESETS[preset])
+    values = dict(PRESETS[preset])
     values.update(changes.get(preset, {}))
     values.update(extra)
     return values

@@ -1,26 +1,25 @@
 """NeMo 2: `MegatronMixedPrecision` (the precision plugin), its named presets, and the
 `MegatronStrategy` topology, read from Python recipe code.
 
-The plugin's fields are TransformerConfig fields with NeMo 2's defaults
-(`transformer_config.NEMO2_DEFAULTS`); a preset (`bf16_with_fp8_mixed()`, ...) fixes some of
-them.  Names and values: NeMo
-`nemo/collections/llm/recipes/precision/mixed_precision.py`.
+The plugin's fields are TransformerConfig fields with NeMo 2's defaults; a preset
+(`bf16_with_fp8_mixed()`, ...) fixes some of them.  Both, shared with Megatron-Bridge, are
+`shared.mixed_precision`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from fp8lint.frameworks.shared.base import Arg
-from fp8lint.frameworks.shared.transformer_config import (
-    MODEL_TO_CONFIG,
-    NEMO2_DEFAULTS,
-    Profile,
-    build_site,
+from fp8lint.frameworks.shared.mixed_precision import (
+    NEMO2_PROFILE,
+    PRESETS,
+    mixed_precision_site,
+    preset_site,
 )
-from fp8lint.model import Fp8Site, Framework, Setting
+from fp8lint.model import Fp8Site
 
 if TYPE_CHECKING:
     import libcst as cst
@@ -37,73 +36,17 @@ TOPOLOGY_KEYS = (
     "expert_model_parallel_size",
     "expert_tensor_parallel_size",
 )
-NEMO2_PROFILE = Profile(
-    framework=Framework.NEMO2,
-    label="NeMo 2 MegatronMixedPrecision",
-    defaults=NEMO2_DEFAULTS,
-    spell=lambda n: n,
-    kind="NeMo 2 MegatronMixedPrecision(...)",
-)
-
-# Named presets (NeMo `llm/recipes/precision/mixed_precision.py`, Bridge
-# `training/mixed_precision.py`): the TransformerConfig fields each one fixes.
-_DELAYED: dict[str, Any] = {
-    "fp8": "hybrid",
-    "fp8_recipe": "delayed",
-    "fp8_margin": 0,
-    "fp8_amax_history_len": 1024,
-    "fp8_amax_compute_algo": "max",
-    "fp8_param_gather": True,
-}
-_CURRENT: dict[str, Any] = {
-    "fp8": "hybrid",
-    "fp8_recipe": "tensorwise",
-    "first_last_layers_bf16": True,
-    "num_layers_at_start_in_bf16": 1,
-    "num_layers_at_end_in_bf16": 1,
-    "fp8_param_gather": True,
-}
-_MXFP8: dict[str, Any] = {"fp8": "hybrid", "fp8_recipe": "mxfp8", "fp8_param_gather": True}
-_SUBCHANNEL: dict[str, Any] = {
-    "fp8": "hybrid",
-    "fp8_recipe": "blockwise",
-    "fp8_param_gather": False,
-}
-PRESETS: dict[str, dict[str, Any]] = {
-    "bf16_with_fp8_mixed": _DELAYED,
-    "fp16_with_fp8_mixed": _DELAYED,
-    "bf16_with_fp8_delayed_scaling_mixed": _DELAYED,
-    "fp16_with_fp8_delayed_scaling_mixed": _DELAYED,
-    "bf16_with_fp8_current_scaling_mixed": _CURRENT,
-    "fp16_with_fp8_current_scaling_mixed": _CURRENT,
-    "nemotron_h_bf16_with_fp8_current_scaling_mixed": {
-        **_CURRENT,
-        "num_layers_at_start_in_bf16": 2,
-        "num_layers_at_end_in_bf16": 2,
-    },
-    "nanov2_bf16_with_fp8_current_scaling_mixed": {
-        **_CURRENT,
-        "fp8_recipe": "blockwise",
-        "num_layers_at_start_in_bf16": 2,
-        "num_layers_at_end_in_bf16": 2,
-    },
-    "bf16_with_mxfp8_mixed": _MXFP8,
-    "fp16_with_mxfp8_mixed": _MXFP8,
-    "bf16_with_fp8_subchannel_scaling_mixed": _SUBCHANNEL,
-    "fp16_with_fp8_subchannel_scaling_mixed": _SUBCHANNEL,
-}
-# TransformerConfig field -> the model fields it sets
-_PRESET_MODEL_FIELDS: dict[str, tuple[str, ...]] = {
-    "fp8": ("enabled", "fmt"),
-    "fp8_recipe": ("recipe",),
-    "fp8_margin": ("margin",),
-    "fp8_amax_history_len": ("amax_history_len",),
-    "fp8_amax_compute_algo": ("amax_compute_algo",),
-    "fp8_param_gather": ("fp8_param_gather",),
-    "first_last_layers_bf16": ("first_last_layers_bf16",),
-    "num_layers_at_start_in_bf16": ("num_layers_at_start_in_bf16",),
-    "num_layers_at_end_in_bf16": ("num_layers_at_end_in_bf16",),
-}
+# re-exported for the dispatch (`python_sites`) and the performance scripts
+__all__ = [
+    "NEMO2_CLASS",
+    "NEMO2_PROFILE",
+    "PRESETS",
+    "STRATEGY_CLASS",
+    "mixed_precision_site",
+    "nemo2_preset_site",
+    "preset_site",
+    "topology",
+]
 
 
 def topology(ctx: Context, strategies: list[Target]) -> dict[str, Arg]:
@@ -115,65 +58,6 @@ def topology(ctx: Context, strategies: list[Target]) -> dict[str, Arg]:
     for name, val in ctx.overrides(call):
         kw[name] = val
     return {k: kw[k].arg for k in TOPOLOGY_KEYS if k in kw}
-
-
-def mixed_precision_site(
-    ctx: Context, tgt: Target, profile: Profile, topology: dict[str, Arg]
-) -> Fp8Site:
-    """`MegatronMixedPrecision(...)` (or Bridge's `MixedPrecisionConfig(...)`): its keywords
-    and attribute overrides as TransformerConfig fields, `fp8_params` standing for
-    `fp8_param_gather`, and the strategy's topology."""
-    call = tgt.call
-    kw = {k: v.arg for k, v in ctx.keywords(call).items()}
-    for name, val in ctx.overrides(call):
-        kw[name] = val.arg
-    fields: dict[str, Arg] = {}
-    for key, arg in kw.items():
-        if key == "fp8_params":
-            if "fp8_param_gather" not in kw:
-                fields["fp8_param_gather"] = arg
-            continue
-        fields[key] = arg
-    for key, arg in topology.items():
-        fields.setdefault(key, arg)
-    profile = replace(profile, edit=ctx.edit_info(call, MODEL_TO_CONFIG))
-    return build_site(fields, profile, ctx.file.path, ctx.span(call))
-
-
-def preset_site(
-    ctx: Context,
-    preset: dict[str, Any],
-    written_as: str,
-    node: cst.CSTNode,
-    profile: Profile,
-    topology: dict[str, Arg],
-    overrides: Sequence[tuple[str, Val]],
-) -> Fp8Site:
-    """A named preset (a call or, for Bridge, a string): the fields it fixes are `preset`
-    settings, attribute overrides after it are written ones, the rest the profile's
-    defaults."""
-    span = ctx.span(node)
-    fields = {
-        k: Arg(key=written_as, value=v, span=span, value_span=span) for k, v in preset.items()
-    }
-    overridden: set[str] = set()
-    for key, val in overrides:
-        real = "fp8_param_gather" if key == "fp8_params" else key
-        fields[real] = val.arg
-        overridden.add(real)
-    for key, arg in topology.items():
-        fields.setdefault(key, arg)
-    site = build_site(fields, profile, ctx.file.path, span)
-    updates: dict[str, Any] = {}
-    for key in preset:
-        if key in overridden:
-            continue
-        for model_field in _PRESET_MODEL_FIELDS.get(key, ()):
-            setting: Setting[Any] = getattr(site, model_field)
-            updates[model_field] = setting.model_copy(
-                update={"provenance": "preset", "raw": None, "key": written_as}
-            )
-    return site.model_copy(update=updates)
 
 
 def nemo2_preset_site(

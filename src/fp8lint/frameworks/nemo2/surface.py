@@ -9,35 +9,13 @@ fields.
 Sources (NVIDIA/NeMo@8cfedd7203462cb251a914e700e5605444277561):
 `nemo/lightning/pytorch/plugins/mixed_precision.py` (`MegatronMixedPrecision.__init__`,
 `DtypeConfig`, `update_config_with_dtype_overrides` L290-311);
-`nemo/collections/llm/recipes/precision/mixed_precision.py` (the presets).
+`nemo/collections/llm/recipes/precision/mixed_precision.py` (the presets).  The model is
+`shared.tc_surface.MegatronMixedPrecision` (Megatron-Bridge's config extends it).
 """
 
 from __future__ import annotations
 
-from pydantic import ConfigDict, Field
-
-from fp8lint.frameworks.megatron.surface import TransformerConfigFp8
-from fp8lint.frameworks.shared.surface_types import Int
-
-
-class MegatronMixedPrecision(TransformerConfigFp8):
-    """NeMo 2's mixed-precision plugin arguments that concern FP8."""
-
-    model_config = ConfigDict(
-        defer_build=True,
-        extra="allow",
-        validate_by_name=True,
-        validate_by_alias=True,
-        title="NeMo 2 MegatronMixedPrecision",
-    )
-
-    precision: str | int | None = Field(None, description="bf16-mixed, 16-mixed, 32, ...")
-    fp8_params: bool | None = Field(None, description="deprecated: use fp8_param_gather")
-    fp4: str | None = None
-    fp4_recipe: str | None = "nvfp4"
-    num_layers_at_start_in_bf16: Int = 0
-    num_layers_at_end_in_bf16: Int = 0
-
+from fp8lint.frameworks.shared.tc_surface import MegatronMixedPrecision
 
 SURFACE = MegatronMixedPrecision
 FILE = MegatronMixedPrecision

@@ -6,6 +6,5 @@ FAMILY = Family(
     name="nemo_rl",
     label="NeMo-RL",
     summary="NeMo-RL `policy.megatron_cfg.fp8_cfg`",
-    surface=None,  # not yet a surface model
     trees=((80, ".reader:from_tree"),),
 )

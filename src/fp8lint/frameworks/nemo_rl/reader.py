@@ -30,10 +30,11 @@ from fp8lint.documents.text import SourceFile
 from fp8lint.documents.tree import Document, Node
 from fp8lint.frameworks.shared.base import Arg, written
 from fp8lint.frameworks.shared.transformer_config import (
-    MEGATRON_DEFAULTS,
     Profile,
+    SurfaceDefaults,
     as_bool,
     build_site,
+    key_map,
 )
 from fp8lint.frameworks.shared.tree_args import args_of_map, edit_info
 from fp8lint.model import Fp8Site, Framework, Setting, SourceNote
@@ -47,8 +48,7 @@ MEGATRON_KEYS = (
     "expert_tensor_parallel_size",
     "sequence_parallel",
 )
-# the MLP kind comes from the Hugging Face checkpoint, which is not read
-DEFAULTS = {k: v for k, v in MEGATRON_DEFAULTS.items() if k != "gated_linear_unit"}
+DEFAULTS = SurfaceDefaults("nemo_rl")
 FP8_ENV = ("NVTE_FP8_BLOCK_SCALING_FP32_SCALES",)
 # the only keys NeMo-RL copies from fp8_cfg: a fix can write nothing else there
 CFG_KEYS = {"fmt": "fp8", "recipe": "fp8_recipe", "fp8_param_gather": "fp8_param"}
@@ -57,6 +57,9 @@ CFG_KEYS = {"fmt": "fp8", "recipe": "fp8_recipe", "fp8_param_gather": "fp8_param
 def _spell(name: str) -> str:
     inside = name in ("fp8", "fp8_recipe", "fp8_param")
     return f"policy.megatron_cfg.{'fp8_cfg.' if inside else ''}{name}"
+
+
+KEYS = key_map(_spell)
 
 
 def _map(node: Node | None, key: str) -> Node | None:
@@ -153,7 +156,8 @@ def from_tree(file: SourceFile, doc: Document) -> list[Fp8Site]:
         framework=Framework.BRIDGE,
         label=LABEL,
         defaults=DEFAULTS,
-        spell=_spell,
+        surface="nemo_rl",
+        keys=KEYS,
         kind="NeMo-RL policy.megatron_cfg.fp8_cfg",
         edit=edit_info(file, doc, fp8_cfg, CFG_KEYS, after_fp8=False),
     )

@@ -6,6 +6,5 @@ FAMILY = Family(
     name="primus",
     label="AMD Primus",
     summary="AMD Primus `modules.*.overrides` YAML",
-    surface=None,  # not yet a surface model
     trees=((70, ".reader:from_tree"),),
 )

@@ -5,8 +5,8 @@ Primus builds the Megatron argument namespace from the module config (`config:
 pre_trainer.yaml`, which extends `trainer_base.yaml`), the model file (`model: ...yaml`) and
 then the experiment's `overrides`, which win.  The keys are Megatron's argument names
 (`fp8: hybrid`, `fp8_recipe`, `tensor_model_parallel_size`, ...).  The module and model files
-ship inside Primus, not beside the experiment, so the values they give are written down here
-once, as Primus' defaults (AMD-AGI/Primus @fd1eeabb):
+ship inside Primus, not beside the experiment, so the values they give are written down
+once, as Primus' defaults in `surface.py` (AMD-AGI/Primus @fd1eeabb):
 
 - `primus/configs/modules/megatron/trainer_base.yaml`: `fp8: null` (off), `fp8_margin: 0`,
   `fp8_recipe: delayed`, `fp8_interval: 1`, `fp8_amax_history_len: 1024`,
@@ -18,43 +18,41 @@ once, as Primus' defaults (AMD-AGI/Primus @fd1eeabb):
 
 The MLP kind (`swiglu`) comes from the model file, which is not read: it stays unknown.
 Values written as `${VAR:default}` are filled from the environment by Primus: unknown here.
-A module with `framework: maxtext` is read with MaxText's keys (`frameworks/maxtext.py`).
+A module with `framework: maxtext` is read with MaxText's keys (the `maxtext` family's
+`config.site_from_args`, found through the registry).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import replace
-from typing import Any
 
 from fp8lint.documents.text import SourceFile
 from fp8lint.documents.tree import Document
-from fp8lint.frameworks.maxtext import config as maxtext
-from fp8lint.frameworks.megatron.configs import fields_from_flags
 from fp8lint.frameworks.shared.base import Arg
+from fp8lint.frameworks.shared.megatron_flags import fields_from_flags
 from fp8lint.frameworks.shared.transformer_config import (
-    MEGATRON_DEFAULTS,
     MODEL_TO_CONFIG,
     Profile,
+    SurfaceDefaults,
     build_site,
 )
 from fp8lint.frameworks.shared.tree_args import args_of_map, edit_info
-from fp8lint.model import Fp8Site, Framework
+from fp8lint.model import Fp8Site, Framework, Span
 
 LABEL = "AMD Primus"
-PRIMUS_DEFAULTS: dict[str, Any] = {
-    **{k: v for k, v in MEGATRON_DEFAULTS.items() if k != "gated_linear_unit"},
-    "fp8_amax_history_len": 1024,
-    "fp8_amax_compute_algo": "max",
-    "sequence_parallel": True,
-}
+PRIMUS_DEFAULTS = SurfaceDefaults("primus")
 
 
-def _speller(prefix: str) -> Callable[[str], str]:
-    def spell(name: str) -> str:
-        return f"{prefix}.{name}"
+def _maxtext_site(path: str, flags: dict[str, Arg], span: Span, kind: str) -> Fp8Site | None:
+    """A `framework: maxtext` module: MaxText's own reader, found through the registry (a
+    family does not import another)."""
+    from fp8lint.frameworks.registry import family
 
-    return spell
+    maxtext = family("maxtext")
+    if maxtext is None:
+        return None
+    site: Fp8Site | None = maxtext.resolve(".config:site_from_args")(path, flags, span, kind)
+    return site
 
 
 def from_tree(file: SourceFile, doc: Document) -> list[Fp8Site]:
@@ -89,7 +87,7 @@ def from_tree(file: SourceFile, doc: Document) -> list[Fp8Site]:
             flags[name] = arg
         span = file.span(key.start, module.end)
         if kind == "maxtext":
-            site = maxtext.site_from_args(
+            site = _maxtext_site(
                 file.path, flags, span, f"AMD Primus `{key.raw}` MaxText overrides"
             )
             sites.extend([site] if site is not None else [])
@@ -98,7 +96,8 @@ def from_tree(file: SourceFile, doc: Document) -> list[Fp8Site]:
             framework=Framework.MEGATRON,
             label=LABEL,
             defaults=PRIMUS_DEFAULTS,
-            spell=_speller(prefix),
+            surface="primus",
+            prefix=f"{prefix}.",
             kind=f"AMD Primus `{key.raw}` Megatron overrides",
             edit=edit_info(file, doc, overrides[1], MODEL_TO_CONFIG),
         )

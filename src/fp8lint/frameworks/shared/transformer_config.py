@@ -3,8 +3,9 @@
 Megatron flags, Megatron `--yaml-cfg` files, NeMo 1.x YAML, NeMo 2 `MegatronMixedPrecision`,
 Megatron-Bridge `MixedPrecisionConfig` and serialized NeMo 2 configs all name the same fields
 (`fp8`, `fp8_recipe`, `fp8_amax_history_len`, ...).  They differ in defaults, which is the
-point: a `Profile` holds one stack's defaults and how it spells a key, and `build_site`
-turns the written fields into an `Fp8Site` where every missing field is that stack's default.
+point: a `Profile` holds one stack's defaults (from its surface model) and how it spells a
+key, and `build_site` turns the written fields into an `Fp8Site` where every missing field is
+that stack's default.
 
 Sources: Megatron-LM `megatron/core/transformer/transformer_config.py` and
 `megatron/core/fp8_utils.py`; NeMo `nemo/lightning/pytorch/plugins/mixed_precision.py`;
@@ -13,65 +14,23 @@ Megatron-Bridge `src/megatron/bridge/training/mixed_precision.py`.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, cast
 
 from fp8lint.frameworks.shared import surfaces
 from fp8lint.frameworks.shared.base import Arg, default, written
-from fp8lint.frameworks.te import python as te
 from fp8lint.model import (
     AmaxAlgo,
     AmaxScope,
     EditInfo,
     Fp8Format,
     Fp8Site,
-    Framework,
     Recipe,
     Setting,
     SourceNote,
     Span,
 )
-
-MEGATRON_DEFAULTS: dict[str, Any] = {
-    "fp8_recipe": "delayed",
-    "fp8_margin": 0,
-    "fp8_interval": 1,
-    "fp8_amax_history_len": 1,
-    "fp8_amax_compute_algo": "most_recent",
-    "fp8_wgrad": True,
-    "fp8_output_proj": False,
-    "fp8_dot_product_attention": False,
-    "fp8_multi_head_attention": False,
-    "tp_only_amax_red": False,
-    "first_last_layers_bf16": False,
-    "num_layers_at_start_in_bf16": 1,
-    "num_layers_at_end_in_bf16": 1,
-    "fp8_param_gather": False,
-    "tensor_model_parallel_size": 1,
-    "pipeline_model_parallel_size": 1,
-    "context_parallel_size": 1,
-    "expert_model_parallel_size": 1,
-    "sequence_parallel": False,
-    "gated_linear_unit": False,
-}
-
-
-def _with(base: dict[str, Any], **changes: Any) -> dict[str, Any]:
-    out = dict(base)
-    out.update(changes)
-    return out
-
-
-NEMO2_DEFAULTS = _with(
-    MEGATRON_DEFAULTS, num_layers_at_start_in_bf16=0, num_layers_at_end_in_bf16=0
-)
-BRIDGE_DEFAULTS = _with(NEMO2_DEFAULTS, fp8_recipe="tensorwise")
-# TE's DelayedScaling() defaults as TransformerConfig fields (what `--fp8-*` leaves to TE)
-TE_DEFAULTS = {
-    f"fp8_{key}": te.DELAYED_DEFAULTS[key]
-    for key in ("margin", "amax_history_len", "amax_compute_algo")
-}
 
 RECIPES = {
     "delayed": Recipe.DELAYED,
@@ -128,26 +87,79 @@ MODEL_TO_CONFIG: dict[str, str] = {
 }
 
 
+# every TransformerConfig field a site may name as a default or derived key
+SPELLED: tuple[str, ...] = (
+    "fp8",
+    "fp8_recipe",
+    "fp8_amax_compute_algo",
+    *INT_FIELDS.values(),
+    *BOOL_FIELDS.values(),
+    "gated_linear_unit",
+)
+# fields a surface gives a default that a site reports only when written
+UNREPORTED = frozenset({"overlap_moe_expert_parallel_comm"})
+
+
+class SurfaceDefaults(Mapping[str, Any]):
+    """A profile's defaults: the family's surface defaults (`surfaces.defaults`; Megatron
+    Core's, `tc_surface.TransformerConfigFp8`, for `None`) without `UNREPORTED` and `drop`
+    (fields the stack's path does not apply).  Read on first use, so a reader's import does
+    not load its surface before a file of the family is linted."""
+
+    def __init__(self, family: str | None, *, drop: tuple[str, ...] = ()) -> None:
+        self.family = family
+        self.drop = frozenset(drop) | UNREPORTED
+        self._values: dict[str, Any] | None = None
+
+    @property
+    def loaded(self) -> dict[str, Any]:
+        if self._values is None:
+            self._values = {
+                k: v for k, v in _surface_defaults(self.family).items() if k not in self.drop
+            }
+        return self._values
+
+    def __getitem__(self, key: str) -> Any:
+        return self.loaded[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.loaded)
+
+    def __len__(self) -> int:
+        return len(self.loaded)
+
+
+def _surface_defaults(family: str | None) -> dict[str, Any]:
+    if family is not None:
+        return surfaces.defaults(family)
+    from fp8lint.frameworks.shared.tc_surface import TransformerConfigFp8
+
+    return surfaces.defaults_of(TransformerConfigFp8)
+
+
+def key_map(spell: Callable[[str], str]) -> dict[str, str]:
+    """A profile's `keys`: how the stack spells each field a site may name, built once."""
+    return {name: spell(name) for name in SPELLED}
+
+
 @dataclass(frozen=True)
 class Profile:
-    """One stack's defaults and spelling."""
+    """One stack's defaults and spelling: a field is spelled `keys[name]`, else
+    `prefix + name`.  `surface` is the family whose surface model validates the fields."""
 
     framework: str  # the family whose semantics apply (`model.Framework`)
     label: str
-    defaults: dict[str, Any]
-    spell: Callable[[str], str] = lambda name: name
+    defaults: Mapping[str, Any]
+    surface: str = "megatron"
+    prefix: str = ""
+    keys: Mapping[str, str] = field(default_factory=dict)
     kind: str = "TransformerConfig fields"
     edit: EditInfo | None = None
     # NeMo 1.x: keys the stack reads but does not forward on its default path
     ignored: dict[str, str] = field(default_factory=dict)
 
-    @property
-    def surface(self) -> str:
-        """The family whose surface model (`frameworks.surfaces`) validates the fields."""
-        return _SURFACES.get(self.framework, "megatron")
-
-
-_SURFACES = {Framework.NEMO1: "nemo1", Framework.NEMO2: "nemo2", Framework.BRIDGE: "bridge"}
+    def key(self, name: str) -> str:
+        return self.keys.get(name) or self.prefix + name
 
 
 def as_bool(value: Any) -> bool | None:
@@ -158,6 +170,23 @@ def as_bool(value: Any) -> bool | None:
     if isinstance(value, int) and value in (0, 1):
         return bool(value)
     return None
+
+
+# model field, TransformerConfig field, and the choice table its validated value maps through
+FIELDS: tuple[tuple[str, str, Mapping[str, Any] | None], ...] = (
+    ("recipe", "fp8_recipe", RECIPES),
+    ("amax_compute_algo", "fp8_amax_compute_algo", ALGOS),
+    *((model, cfg, None) for model, cfg in INT_FIELDS.items()),
+    *((model, cfg, None) for model, cfg in BOOL_FIELDS.items()),
+)
+STRINGS = (
+    ("fp4", "fp4"),
+    ("quantizer_factory", "fp8_quantizer_factory"),
+    ("recompute_granularity", "recompute_granularity"),
+)
+# Megatron `--swiglu`, NeMo `activation: swiglu`, `gated_linear_unit`: the first that says
+# gated wins
+GATED_KEYS = ("gated_linear_unit", "swiglu", "activation", "activation_func")
 
 
 def build_site(
@@ -181,132 +210,92 @@ def build_site(
     setting."""
     if checked is None:
         checked = surfaces.check(profile.surface, fields)
-    invalid: list[SourceNote] = list(checked.invalid)
-    good = checked.values
-    site_notes = list(notes or [])
-    values: dict[str, Setting[Any]] = {}
-
-    def missing(name: str, value: Any, span: Span | None, note: str | None = None) -> Setting[Any]:
-        return default(value, profile.label, profile.spell(name), span, note)
-
-    # -- enabled and format ---------------------------------------------------------------
     if enabled is None or fmt is None:
-        arg = fields.get("fp8")
-        if arg is None:
-            enabled = Setting[bool].model_construct(
-                value=False,
-                known=True,
-                provenance="default",
-                key=profile.spell("fp8"),
-                default_of=profile.label,
-            )
-            fmt = Setting[Fp8Format].model_construct(known=False)
-        elif not arg.known:
-            enabled = written(arg, None)
-            fmt = written(arg, None)
-        elif "fp8" in good and good["fp8"] in (None, False):
-            enabled = written(arg, False)
-            fmt = Setting[Fp8Format].model_construct(known=False)
-        elif "fp8" in good:
-            enabled = written(arg, True)
-            fmt = written(arg, FORMATS[good["fp8"]])
-        else:  # rejected by the surface
-            enabled = written(arg, True)
-            fmt = Setting[Fp8Format].model_construct(
-                known=False, span=arg.value_span, key=arg.key, provenance="written"
-            )
-    if switch is not None and enabled.value is not False:
-        on = as_bool(switch.value) if switch.known else None
-        if on is not True:
-            enabled = written(switch, on)
-    values["enabled"] = enabled
-    values["fmt"] = fmt
-    anchor = enabled.span if enabled.written else None
-    anchor = anchor or site_span
-
-    # -- recipe -------------------------------------------------------------------------
-    arg = fields.get("fp8_recipe")
-    if arg is None:
-        values["recipe"] = missing("fp8_recipe", RECIPES[profile.defaults["fp8_recipe"]], anchor)
-    elif not arg.known:
-        values["recipe"] = written(arg, None)
-    elif "fp8_recipe" in good:
-        values["recipe"] = written(arg, RECIPES[good["fp8_recipe"]])
-    else:
-        values["recipe"] = Setting[Recipe].model_construct(
-            known=False, span=arg.value_span, key=arg.key, provenance="written"
-        )
-
-    # -- amax algorithm -------------------------------------------------------------------
-    arg = fields.get("fp8_amax_compute_algo")
-    if arg is None:
-        algo_default = profile.defaults.get("fp8_amax_compute_algo")
-        values["amax_compute_algo"] = (
-            missing("fp8_amax_compute_algo", ALGOS[algo_default], anchor)
-            if algo_default
-            else Setting[AmaxAlgo].model_construct(known=False)
-        )
-    elif not arg.known:
-        values["amax_compute_algo"] = written(arg, None)
-    elif "fp8_amax_compute_algo" in good:
-        values["amax_compute_algo"] = written(arg, ALGOS[good["fp8_amax_compute_algo"]])
-    else:
-        values["amax_compute_algo"] = Setting[AmaxAlgo].model_construct(
-            known=False, span=arg.value_span, key=arg.key, provenance="written"
-        )
-
-    # -- integers and booleans --------------------------------------------------------------
-    for model_name, cfg_name in INT_FIELDS.items():
-        arg = fields.get(cfg_name)
-        if arg is None:
-            if cfg_name in profile.defaults:
-                values[model_name] = missing(cfg_name, profile.defaults[cfg_name], anchor)
-            continue
-        if not arg.known:
-            values[model_name] = written(arg, None)
-            continue
-        if cfg_name in good and good[cfg_name] is None:
-            continue  # `ffn_hidden_size: null` means "derive it"
-        number = good.get(cfg_name)
-        if number is None:
-            values[model_name] = Setting[int].model_construct(
-                known=False, span=arg.value_span, key=arg.key, provenance="written"
-            )
-        else:
-            values[model_name] = written(arg, number)
-    for model_name, cfg_name in BOOL_FIELDS.items():
-        arg = fields.get(cfg_name)
-        if cfg_name in profile.ignored:
-            continue  # reported as a note below; the framework's own value stands
-        if arg is None:
-            if cfg_name in profile.defaults:
-                values[model_name] = missing(cfg_name, profile.defaults[cfg_name], anchor)
-            continue
-        if not arg.known:
-            values[model_name] = written(arg, None)
-            continue
-        if cfg_name in good and good[cfg_name] is None:
-            continue
-        flag = good.get(cfg_name)
-        if flag is None:
-            values[model_name] = Setting[bool].model_construct(
-                known=False, span=arg.value_span, key=arg.key, provenance="written"
-            )
-        else:
-            values[model_name] = written(arg, flag)
-
-    # -- strings ---------------------------------------------------------------------------
-    for model_name, cfg_name in (
-        ("fp4", "fp4"),
-        ("quantizer_factory", "fp8_quantizer_factory"),
-        ("recompute_granularity", "recompute_granularity"),
-    ):
+        enabled, fmt = _format(fields.get("fp8"), checked, profile)
+    enabled = _switched(enabled, switch)
+    anchor = (enabled.span if enabled.written else None) or site_span
+    values: dict[str, Setting[Any]] = {"enabled": enabled, "fmt": fmt}
+    _fields(values, fields, checked, profile, anchor)
+    for model_name, cfg_name in STRINGS:
         arg = fields.get(cfg_name)
         if arg is not None and (arg.value is not None or not arg.known):
             values[model_name] = written(arg, None if arg.value is None else str(arg.value))
+    _gated(values, fields, profile, anchor)
+    _derived(values, profile)
+    _amax(values, profile, anchor)
+    return Fp8Site.model_construct(
+        path=path,
+        framework=profile.framework,
+        kind=profile.kind,
+        span=site_span,
+        enable_span=enabled.span if enabled.written else None,
+        notes=list(notes or []),
+        invalid=list(checked.invalid),
+        edit=profile.edit,
+        **cast("dict[str, Any]", values),  # keys are Setting fields
+    )
 
-    # -- gated MLP (Megatron `--swiglu`, NeMo `activation: swiglu`, `gated_linear_unit`) ----
-    for cfg_name in ("gated_linear_unit", "swiglu", "activation", "activation_func"):
+
+def _format(
+    arg: Arg | None, checked: surfaces.Checked, profile: Profile
+) -> tuple[Setting[bool], Setting[Fp8Format]]:
+    """FP8 on or off, and the format, from Megatron's `fp8` (a format, or null for off)."""
+    unknown = Setting[Fp8Format].model_construct(known=False)
+    if arg is None:
+        off = Setting[bool].model_construct(
+            value=False,
+            known=True,
+            provenance="default",
+            key=profile.key("fp8"),
+            default_of=profile.label,
+        )
+        return off, unknown
+    if not arg.known:
+        return written(arg, None), written(arg, None)
+    if "fp8" not in checked.values:  # rejected by the surface
+        return written(arg, True), surfaces.rejected(arg)
+    value = checked.values["fp8"]
+    if value in (None, False):
+        return written(arg, False), unknown
+    return written(arg, True), written(arg, FORMATS[value])
+
+
+def _switched(enabled: Setting[bool], switch: Arg | None) -> Setting[bool]:
+    if switch is None or enabled.value is False:
+        return enabled
+    on = as_bool(switch.value) if switch.known else None
+    return enabled if on is True else written(switch, on)
+
+
+def _fields(
+    values: dict[str, Setting[Any]],
+    fields: dict[str, Arg],
+    checked: surfaces.Checked,
+    profile: Profile,
+    anchor: Span,
+) -> None:
+    """The recipe, the amax algorithm, the integers and the booleans (`FIELDS`)."""
+    for model_name, cfg_name, choices in FIELDS:
+        if cfg_name in profile.ignored:
+            continue  # reported as a note by the reader; the framework's own value stands
+        arg = fields.get(cfg_name)
+        convert = choices.__getitem__ if choices is not None else None
+        if arg is None and cfg_name in profile.defaults:
+            value = profile.defaults[cfg_name]
+            shown = convert(value) if convert is not None else value
+            values[model_name] = default(shown, profile.label, profile.key(cfg_name), anchor)
+        elif arg is None and choices is None:
+            continue  # no default: the site leaves it unset
+        elif arg is not None and arg.known and checked.values.get(cfg_name, 0) is None:
+            continue  # `ffn_hidden_size: null` means "derive it"
+        else:
+            values[model_name] = surfaces.setting_of(arg, checked, cfg_name, convert=convert)
+
+
+def _gated(
+    values: dict[str, Setting[Any]], fields: dict[str, Arg], profile: Profile, anchor: Span
+) -> None:
+    for cfg_name in GATED_KEYS:
         arg = fields.get(cfg_name)
         if arg is None or not arg.known:
             continue
@@ -318,31 +307,28 @@ def build_site(
             if flag is not None:
                 values["gated_mlp"] = written(arg, flag)
         if "gated_mlp" in values and values["gated_mlp"].value:
-            break
+            return
     if "gated_mlp" not in values and "gated_linear_unit" in profile.defaults:
-        values["gated_mlp"] = missing(
-            "gated_linear_unit", profile.defaults["gated_linear_unit"], anchor
+        gated = profile.defaults["gated_linear_unit"]
+        values["gated_mlp"] = default(
+            gated, profile.label, profile.key("gated_linear_unit"), anchor
         )
 
-    # -- derived values -----------------------------------------------------------------------
+
+def _derived(values: dict[str, Setting[Any]], profile: Profile) -> None:
+    """The FFN size from the hidden size, and expert TP from TP, where not written."""
     hidden = values.get("hidden_size")
     if "ffn_hidden_size" not in values and hidden is not None and hidden.value:
         gated = bool(values.get("gated_mlp") and values["gated_mlp"].value)
         ffn = int((4 * hidden.value * 2 / 3) / 64) * 64 if gated else 4 * hidden.value
+        how = "(8/3 x hidden, rounded down to 64, for a gated MLP)" if gated else "(4 x hidden)"
         values["ffn_hidden_size"] = Setting[int].model_construct(
             value=ffn,
             known=True,
             provenance="derived",
-            key=profile.spell("ffn_hidden_size"),
+            key=profile.key("ffn_hidden_size"),
             span=hidden.span,
-            note=(
-                f"{profile.label} derives it from the hidden size "
-                + (
-                    "(8/3 x hidden, rounded down to 64, for a gated MLP)"
-                    if gated
-                    else "(4 x hidden)"
-                )
-            ),
+            note=f"{profile.label} derives it from the hidden size {how}",
         )
     if "expert_tensor_parallel" not in values and "tensor_parallel" in values:
         tp = values["tensor_parallel"]
@@ -350,7 +336,9 @@ def build_site(
             update={"provenance": "derived", "note": "expert TP defaults to TP"}
         )
 
-    # -- amax reduction --------------------------------------------------------------------
+
+def _amax(values: dict[str, Setting[Any]], profile: Profile, anchor: Span) -> None:
+    """Megatron's amax reduction group, and TE's `reduce_amax` it never overrides."""
     tp_only = values.get("tp_only_amax_red")
     scope = AmaxScope.TP_CP if (tp_only is not None and tp_only.value) else AmaxScope.TP_DP_CP
     values["amax_scope"] = Setting[AmaxScope].model_construct(
@@ -371,15 +359,3 @@ def build_site(
             anchor,
             "Megatron never passes reduce_amax, so TE's True applies",
         )
-
-    return Fp8Site.model_construct(
-        path=path,
-        framework=profile.framework,
-        kind=profile.kind,
-        span=site_span,
-        enable_span=enabled.span if enabled.written else None,
-        notes=site_notes,
-        invalid=invalid,
-        edit=profile.edit,
-        **cast("dict[str, Any]", values),  # keys are Setting fields
-    )

@@ -6,6 +6,5 @@ FAMILY = Family(
     name="swift",
     label="ms-swift",
     summary="ms-swift `megatron sft|pt|rlhf` command lines",
-    surface=None,  # not yet a surface model
     commands=((30, ".reader:from_command"),),
 )

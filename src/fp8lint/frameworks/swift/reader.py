@@ -18,23 +18,24 @@ from __future__ import annotations
 import json
 import os
 from dataclasses import replace
-from typing import Any
 
 from fp8lint.documents.shell import Script, Word
 from fp8lint.documents.text import SourceFile
-from fp8lint.frameworks.megatron import configs as megatron
+from fp8lint.frameworks.shared import surfaces
 from fp8lint.frameworks.shared.base import Arg, default
+from fp8lint.frameworks.shared.megatron_flags import fields_from_flags
 from fp8lint.frameworks.shared.shell_args import dashed_flags
-from fp8lint.frameworks.shared.transformer_config import MEGATRON_DEFAULTS, Profile, build_site
+from fp8lint.frameworks.shared.transformer_config import (
+    Profile,
+    SurfaceDefaults,
+    build_site,
+    key_map,
+)
 from fp8lint.model import EditInfo, Fp8Site, Framework
 
 SUBCOMMANDS = frozenset({"sft", "pt", "rlhf"})
 LABEL = "ms-swift"
-SWIFT_DEFAULTS: dict[str, Any] = {
-    key: value for key, value in MEGATRON_DEFAULTS.items() if key != "gated_linear_unit"
-}
-SWIFT_DEFAULTS.update(fp8_amax_history_len=1024, fp8_amax_compute_algo="max")
-RECOMPUTE_DEFAULT = "selective"
+SWIFT_DEFAULTS = SurfaceDefaults("swift", drop=("recompute_granularity",))
 EXTRA_KWARGS = ("--megatron_extra_kwargs", "--extra_megatron_kwargs")
 
 # model field -> Swift argument, only for the arguments Swift's dataclass has (a fix may not
@@ -66,7 +67,8 @@ PROFILE = Profile(
     framework=Framework.MEGATRON,
     label=LABEL,
     defaults=SWIFT_DEFAULTS,
-    spell=_spell,
+    surface="swift",
+    keys=key_map(_spell),
     kind="ms-swift `megatron` command",
 )
 
@@ -103,7 +105,7 @@ def from_command(file: SourceFile, command: list[Word], script: Script) -> list[
     if idx is None:
         return None
     flags, anchor = dashed_flags(file, command[idx + 1 :])
-    fields = megatron.fields_from_flags({**_extra(file, flags), **flags})
+    fields = fields_from_flags({**_extra(file, flags), **flags})
     if "--num_query_groups" in flags:  # Swift derives group_query_attention from it
         fields["num_query_groups"] = flags["--num_query_groups"]
     first, last = command[idx - 1], command[-1]
@@ -121,7 +123,7 @@ def from_command(file: SourceFile, command: list[Word], script: Script) -> list[
     if "recompute_granularity" not in fields:
         anchor_span = site.enabled.span if site.enabled.written else span
         recompute = default(
-            RECOMPUTE_DEFAULT,
+            surfaces.defaults("swift")["recompute_granularity"],
             LABEL,
             "--recompute_granularity",
             anchor_span,
