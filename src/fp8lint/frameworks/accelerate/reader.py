@@ -342,7 +342,7 @@ def ao_site(ctx: Context, tgt: Target) -> Fp8Site:
     """`AORecipeKwargs(...)`: the torchao recipe of `config` and the head `module_filter_func`
     leaves in FP8, with Accelerate's defaults for both."""
     from fp8lint.frameworks.shared.python_args import call_args
-    from fp8lint.frameworks.torchao import reader as torchao
+    from fp8lint.frameworks.shared.torchao_recipes import implied_format, read_filter, read_recipe
 
     call = tgt.call
     call_span = ctx.span(call)
@@ -366,9 +366,9 @@ def ao_site(ctx: Context, tgt: Target) -> Fp8Site:
             "enable_fsdp_float8_all_gather=True), which is tensorwise",
         )
     else:
-        recipe = torchao._recipe(ctx, call_span, config, splat, invalid)
+        recipe = read_recipe(ctx, call_span, config, splat, invalid)
     values["recipe"] = recipe
-    fmt = torchao.implied_format(recipe)
+    fmt = implied_format(recipe)
     if fmt is not None:
         values["fmt"] = fmt
     filt = keyed.get("module_filter_func")
@@ -379,7 +379,7 @@ def ao_site(ctx: Context, tgt: Target) -> Fp8Site:
         )
     else:
         # the torchao reading of a filter function (keyword renamed to Accelerate's)
-        head, _router = torchao._filter(ctx, call_span, filt, splat)
+        head, _router = read_filter(ctx, call_span, filt, splat)
         values["output_head_fp8"] = head.model_copy(update={"key": "module_filter_func"})
     return Fp8Site.model_construct(
         path=ctx.file.path,

@@ -22,10 +22,9 @@ from typing import Any, cast
 from fp8lint.documents.text import SourceFile
 from fp8lint.documents.tree import Document, Node, walk
 from fp8lint.frameworks.shared.base import Arg, default, invalid_note, note, written
+from fp8lint.frameworks.shared.torchao_recipes import RECIPES, implied_format
 from fp8lint.frameworks.shared.transformer_config import as_bool
 from fp8lint.frameworks.shared.tree_args import args_of_map, edit_info
-from fp8lint.frameworks.torchao.reader import implied_format
-from fp8lint.frameworks.torchtitan.toml import RECIPES
 from fp8lint.model import Fp8Format, Fp8Site, Framework, Recipe, Setting, SourceNote
 
 LABEL = "NeMo AutoModel"
