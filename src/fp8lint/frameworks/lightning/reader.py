@@ -26,10 +26,10 @@ from fp8lint.frameworks.shared.te_recipes import (
     ALGOS,
     CHECKED,
     CLASSES,
-    DELAYED_DEFAULTS,
     FORMATS,
     TE,
     checked_setting,
+    delayed_defaults,
 )
 from fp8lint.model import AmaxScope, Fp8Site, Framework, Recipe, Setting, SourceNote, Span
 
@@ -180,6 +180,7 @@ def _site(
 ) -> Fp8Site:
     """TE's `DelayedScaling` with `entries` (a recipe mapping's keys) over its defaults."""
     anchor = recipe_val.arg.value_span if recipe_val is not None else span
+    te_defaults = delayed_defaults()
     values: dict[str, Setting[Any]] = {}
     if recipe_val is not None and not recipe_val.arg.known:
         values["recipe"] = written(recipe_val.arg, None)
@@ -199,7 +200,7 @@ def _site(
         values["fmt"] = (
             _format(ctx, val, invalid)
             if val is not None
-            else default(FORMATS[DELAYED_DEFAULTS["fp8_format"]], TE, "fp8_format", anchor)
+            else default(FORMATS[te_defaults["fp8_format"]], TE, "fp8_format", anchor)
         )
         # the mapping's values, validated at once against TE's recipe surface
         args = {
@@ -213,8 +214,8 @@ def _site(
             val = entries.get(key)
             if val is not None:
                 values[key] = checked_setting(ctx, val.arg, checked, key)
-            elif key in DELAYED_DEFAULTS:
-                values[key] = default(DELAYED_DEFAULTS[key], TE, key, anchor)
+            elif key in te_defaults:
+                values[key] = default(te_defaults[key], TE, key, anchor)
         algo = "amax_compute_algo"
         val = entries.get(algo)
         values["amax_compute_algo"] = (
@@ -222,7 +223,7 @@ def _site(
             if val is not None and val.arg.known
             else written(val.arg, None)
             if val is not None
-            else default(ALGOS[DELAYED_DEFAULTS[algo]], TE, algo, anchor)
+            else default(ALGOS[te_defaults[algo]], TE, algo, anchor)
         )
     values["amax_scope"] = default(
         AmaxScope.WORLD,

@@ -31,6 +31,7 @@ from typing import Any, cast
 from fp8lint.documents.text import SourceFile
 from fp8lint.documents.tree import Document, Node
 from fp8lint.frameworks.shared.base import Arg, default, invalid_note, written
+from fp8lint.frameworks.shared.te_recipes import TE, delayed_defaults
 from fp8lint.frameworks.shared.transformer_config import as_bool
 from fp8lint.frameworks.shared.tree_args import args_of_map
 from fp8lint.model import (
@@ -132,10 +133,11 @@ def _site(file: SourceFile, root: Node, args: dict[str, Arg], which: str) -> Fp8
             for name, value in LF_TE.items():
                 values[name] = fixed(value, name)
             values["amax_compute_algo"] = fixed(AmaxAlgo.MAX, "amax_compute_algo")
-            values["reduce_amax"] = default(True, "Transformer Engine", "reduce_amax", anchor)
+            reduce = delayed_defaults()["reduce_amax"]
+            values["reduce_amax"] = default(reduce, TE, "reduce_amax", anchor)
             values["amax_scope"] = default(
                 AmaxScope.WORLD,
-                "Transformer Engine",
+                TE,
                 "fp8_group",
                 anchor,
                 "Accelerate passes no amax group, so TE reduces over the world",

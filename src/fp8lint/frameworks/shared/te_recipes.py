@@ -10,6 +10,7 @@ Names, fields and defaults: TE `transformer_engine/common/recipe/__init__.py`
 
 from __future__ import annotations
 
+from functools import cache
 from typing import TYPE_CHECKING, Any
 
 from fp8lint.frameworks.shared import surfaces
@@ -20,12 +21,6 @@ if TYPE_CHECKING:
     from fp8lint.frameworks.shared.python_args import Context
 
 TE = "Transformer Engine"
-
-# `DelayedScaling()`'s defaults, in TE's own terms (format member, algorithm name)
-DELAYED_DEFAULTS: dict[str, Any] = {
-    key: surfaces.defaults("te")[key]
-    for key in ("fp8_format", "margin", "amax_history_len", "amax_compute_algo", "reduce_amax")
-}
 
 CLASSES: dict[str, Recipe] = {
     "DelayedScaling": Recipe.DELAYED,
@@ -40,13 +35,6 @@ FORMATS: dict[str, Fp8Format] = {
     "E5M2": Fp8Format.E5M2,
 }
 ALGOS: dict[str, AmaxAlgo] = {"max": AmaxAlgo.MAX, "most_recent": AmaxAlgo.MOST_RECENT}
-DEFAULT_FORMAT: dict[str, Fp8Format] = {
-    "DelayedScaling": FORMATS[DELAYED_DEFAULTS["fp8_format"]],
-    "Float8CurrentScaling": Fp8Format.HYBRID,
-    "MXFP8BlockScaling": Fp8Format.E4M3,
-    "Float8BlockScaling": Fp8Format.E4M3,
-    "NVFP4BlockScaling": Fp8Format.E4M3,
-}
 _COMMON = frozenset({"fp8_format", "fp8_dpa", "fp8_mha"})
 # the keywords each recipe class has (others are dropped by TE's pydantic dataclass)
 KEYWORDS: dict[str, frozenset[str]] = {
@@ -67,6 +55,15 @@ KEYWORDS: dict[str, frozenset[str]] = {
 # the keywords whose written value is validated as it is (the format and algorithm are
 # handed over by name)
 CHECKED = frozenset({"margin", "amax_history_len", "interval", "reduce_amax", "fp8_dpa", "fp8_mha"})
+
+
+@cache
+def delayed_defaults() -> dict[str, Any]:
+    """`DelayedScaling()`'s defaults in TE's own terms (format member, algorithm name), read
+    from the te surface the first time a file needs them."""
+    defaults = surfaces.defaults("te")
+    keys = ("fp8_format", "margin", "amax_history_len", "amax_compute_algo", "reduce_amax")
+    return {key: defaults[key] for key in keys}
 
 
 def checked_setting(

@@ -18,15 +18,14 @@ from fp8lint.frameworks.shared.base import Arg, default, written
 from fp8lint.frameworks.shared.te_recipes import (
     ALGOS,
     CHECKED,
-    DEFAULT_FORMAT,
     FORMATS,
     KEYWORDS,
     TE,
     checked_setting,
+    delayed_defaults,
 )
 from fp8lint.frameworks.shared.te_recipes import CLASSES as CLASSES  # python_sites reads it
-from fp8lint.frameworks.shared.te_recipes import DELAYED_DEFAULTS as DELAYED_DEFAULTS
-from fp8lint.model import AmaxScope, Fp8Site, Framework, Recipe, Setting, SourceNote
+from fp8lint.model import AmaxScope, Fp8Format, Fp8Site, Framework, Recipe, Setting, SourceNote
 
 if TYPE_CHECKING:
     import libcst as cst
@@ -34,6 +33,15 @@ if TYPE_CHECKING:
     from fp8lint.frameworks.shared.python_args import CallArg, Context, Target, Val
     from fp8lint.frameworks.shared.python_reach import Condition
 
+# `DelayedScaling()`'s defaults (Megatron's TransformerConfig leaves its `fp8_*` to them)
+DELAYED_DEFAULTS = delayed_defaults()
+DEFAULT_FORMAT: dict[str, Fp8Format] = {
+    "DelayedScaling": FORMATS[DELAYED_DEFAULTS["fp8_format"]],
+    "Float8CurrentScaling": Fp8Format.HYBRID,
+    "MXFP8BlockScaling": Fp8Format.E4M3,
+    "Float8BlockScaling": Fp8Format.E4M3,
+    "NVFP4BlockScaling": Fp8Format.E4M3,
+}
 # model field -> the keyword a fix writes it with
 KEYS = {
     "margin": "margin",
