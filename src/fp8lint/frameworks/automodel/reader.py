@@ -21,6 +21,7 @@ from typing import Any, cast
 
 from fp8lint.documents.text import SourceFile
 from fp8lint.documents.tree import Document, Node, walk
+from fp8lint.frameworks.shared import surfaces
 from fp8lint.frameworks.shared.base import Arg, default, invalid_note, note, written
 from fp8lint.frameworks.shared.torchao_recipes import RECIPES, implied_format
 from fp8lint.frameworks.shared.transformer_config import as_bool
@@ -114,7 +115,8 @@ def _torchao_site(file: SourceFile, doc: Document, root: Node) -> Fp8Site:
 
     en = args.get("enabled")
     if en is None:
-        values["enabled"] = default(False, LABEL, "fp8.enabled", file.span_of(pair[0]))
+        off = surfaces.defaults("automodel")["enabled"]
+        values["enabled"] = default(off, LABEL, "fp8.enabled", file.span_of(pair[0]))
     elif not en.known:
         values["enabled"] = written(en, None)
     else:

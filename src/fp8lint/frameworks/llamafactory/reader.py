@@ -30,6 +30,7 @@ from typing import Any, cast
 
 from fp8lint.documents.text import SourceFile
 from fp8lint.documents.tree import Document, Node
+from fp8lint.frameworks.shared import surfaces
 from fp8lint.frameworks.shared.base import Arg, default, invalid_note, written
 from fp8lint.frameworks.shared.te_recipes import TE, delayed_defaults
 from fp8lint.frameworks.shared.transformer_config import as_bool
@@ -91,7 +92,7 @@ def from_tree(file: SourceFile, doc: Document) -> list[Fp8Site]:
 def _flag(args: dict[str, Arg], key: str, of: str) -> Setting[Any]:
     arg = args.get(key)
     if arg is None:
-        return default(False, of, key, None)
+        return default(surfaces.defaults("llamafactory")[key], of, key, None)
     if not arg.known:
         return written(arg, None)
     return written(arg, as_bool(arg.value))
@@ -111,7 +112,8 @@ def _site(file: SourceFile, root: Node, args: dict[str, Arg], which: str) -> Fp8
     if which == LLAMAFACTORY:
         arg = args.get("fp8_backend")
         if arg is None:
-            backend, backend_setting = "auto", fixed("auto", "fp8_backend")
+            backend = surfaces.defaults("llamafactory")["fp8_backend"]
+            backend_setting = fixed(backend, "fp8_backend")
         elif not arg.known:
             backend, backend_setting = "", written(arg, None)
         else:
