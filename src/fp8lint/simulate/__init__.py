@@ -24,7 +24,9 @@ FORMAT_CHOICES = ("hybrid", "e4m3", "e5m2")
 def te_defaults() -> dict[str, Any]:
     """Transformer Engine's `DelayedScaling()` defaults (`frameworks.te`, where they are
     written once), used when neither --config nor a flag says; imported only when needed."""
-    from fp8lint.frameworks.te.python import DELAYED_DEFAULTS as te
+    from fp8lint.frameworks.shared.te_recipes import delayed_defaults
+
+    te = delayed_defaults()
 
     return {
         "margin": te["margin"],

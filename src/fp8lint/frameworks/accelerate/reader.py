@@ -20,6 +20,7 @@ from fp8lint.documents.text import SourceFile
 from fp8lint.documents.tree import Document
 from fp8lint.frameworks.shared import surfaces
 from fp8lint.frameworks.shared.base import Arg, as_int, default, note, written
+from fp8lint.frameworks.shared.te_recipes import ALGOS, FORMATS, TE, delayed_defaults
 from fp8lint.frameworks.shared.transformer_config import as_bool
 from fp8lint.frameworks.shared.tree_args import args_of_map, edit_info
 from fp8lint.model import (
@@ -39,7 +40,6 @@ if TYPE_CHECKING:
     from fp8lint.frameworks.shared.python_args import Context, Target
 
 LABEL = "Accelerate"
-TE = "Transformer Engine"
 # Accelerate (like TE's `Format` enum) spells formats in upper case: `HYBRID`, `E4M3`
 UPPER_CASE_FORMAT = frozenset({Framework.ACCELERATE})
 WIZARD_KEYS = {
@@ -47,12 +47,6 @@ WIZARD_KEYS = {
     "amax_compute_algorithm": "amax_compute_algo",
     "optimization_level": "opt_level",
 }
-WIZARD_DEFAULTS = {
-    "amax_history_len": "1024",
-    "amax_compute_algo": "most_recent",
-    "opt_level": "o2",
-}
-FORMATS = {"HYBRID": Fp8Format.HYBRID, "E4M3": Fp8Format.E4M3, "E5M2": Fp8Format.E5M2}
 # model field -> the key Accelerate reads (in `fp8_config:` or as a keyword)
 KEYS = {
     "margin": "margin",
@@ -85,12 +79,14 @@ def build(
     good = checked.values
     anchor = enabled.span or span
     values: dict[str, Setting[Any]] = {}
+    own = surfaces.defaults("accelerate")
+    te = delayed_defaults()
 
     for wrong, right in WIZARD_KEYS.items():
         arg = cfg.get(wrong)
         if arg is not None:
             # a value Accelerate would drop anyway (its own default) is not worth renaming
-            dropped = arg.known and str(arg.value).lower() == WIZARD_DEFAULTS[right]
+            dropped = arg.known and str(arg.value).lower() == str(own[right]).lower()
             notes.append(
                 note(
                     "misspelled",
@@ -130,7 +126,8 @@ def build(
 
     arg = cfg.get("fp8_format")
     if arg is None:
-        values["fmt"] = default(Fp8Format.HYBRID, LABEL, spell.format(key="fp8_format"), anchor)
+        fmt = FORMATS[own["fp8_format"]]
+        values["fmt"] = default(fmt, LABEL, spell.format(key="fp8_format"), anchor)
     elif not arg.known:
         values["fmt"] = written(arg, None)
     elif "fp8_format" in good:
@@ -140,26 +137,22 @@ def build(
             known=False, span=arg.value_span, key=arg.key, provenance="written"
         )
 
-    for name, key, dflt in (
-        ("margin", "margin", 0),
-        ("amax_history_len", "amax_history_len", 1024),
-        ("interval", "interval", 1),
-    ):
+    for key in ("margin", "amax_history_len", "interval"):
         arg = cfg.get(key)
         if arg is None:
-            values[name] = default(dflt, f"{LABEL} and {TE}", spell.format(key=key), anchor)
+            values[key] = default(own[key], f"{LABEL} and {TE}", spell.format(key=key), anchor)
         elif not arg.known:
-            values[name] = written(arg, None)
+            values[key] = written(arg, None)
         elif (number := good.get(key)) is None:
-            values[name] = Setting[int].model_construct(
+            values[key] = Setting[int].model_construct(
                 known=False, span=arg.value_span, key=arg.key, provenance="written"
             )
         else:
-            values[name] = written(arg, number)
+            values[key] = written(arg, number)
 
     arg = cfg.get("amax_compute_algo")
     te_max = default(
-        AmaxAlgo.MAX,
+        ALGOS[te["amax_compute_algo"]],
         TE,
         spell.format(key="amax_compute_algo"),
         anchor,
@@ -172,7 +165,7 @@ def build(
         values["amax_compute_algo"] = written(arg, None)
     elif good.get("amax_compute_algo") == "max":
         values["amax_compute_algo"] = written(arg, AmaxAlgo.MAX)
-    elif good.get("amax_compute_algo") == "most_recent":
+    elif good.get("amax_compute_algo") == own["amax_compute_algo"]:  # dropped
         values["amax_compute_algo"] = te_max.model_copy(update={"span": arg.value_span})
         notes.append(
             note(
@@ -193,7 +186,7 @@ def build(
         text = str(arg.raw if arg.raw is not None else arg.value)
         values["override_linear_precision"] = written(arg, text.lower())
 
-    values["reduce_amax"] = default(True, TE, "reduce_amax", anchor)
+    values["reduce_amax"] = default(te["reduce_amax"], TE, "reduce_amax", anchor)
     values["amax_scope"] = default(
         AmaxScope.WORLD,
         TE,
@@ -342,7 +335,7 @@ def ao_site(ctx: Context, tgt: Target) -> Fp8Site:
     """`AORecipeKwargs(...)`: the torchao recipe of `config` and the head `module_filter_func`
     leaves in FP8, with Accelerate's defaults for both."""
     from fp8lint.frameworks.shared.python_args import call_args
-    from fp8lint.frameworks.torchao import reader as torchao
+    from fp8lint.frameworks.shared.torchao_recipes import implied_format, read_filter, read_recipe
 
     call = tgt.call
     call_span = ctx.span(call)
@@ -366,9 +359,9 @@ def ao_site(ctx: Context, tgt: Target) -> Fp8Site:
             "enable_fsdp_float8_all_gather=True), which is tensorwise",
         )
     else:
-        recipe = torchao._recipe(ctx, call_span, config, splat, invalid)
+        recipe = read_recipe(ctx, call_span, config, splat, invalid)
     values["recipe"] = recipe
-    fmt = torchao.implied_format(recipe)
+    fmt = implied_format(recipe)
     if fmt is not None:
         values["fmt"] = fmt
     filt = keyed.get("module_filter_func")
@@ -379,7 +372,7 @@ def ao_site(ctx: Context, tgt: Target) -> Fp8Site:
         )
     else:
         # the torchao reading of a filter function (keyword renamed to Accelerate's)
-        head, _router = torchao._filter(ctx, call_span, filt, splat)
+        head, _router = read_filter(ctx, call_span, filt, splat)
         values["output_head_fp8"] = head.model_copy(update={"key": "module_filter_func"})
     return Fp8Site.model_construct(
         path=ctx.file.path,

@@ -21,11 +21,11 @@ from typing import Any, cast
 
 from fp8lint.documents.text import SourceFile
 from fp8lint.documents.tree import Document, Node, walk
+from fp8lint.frameworks.shared import surfaces
 from fp8lint.frameworks.shared.base import Arg, default, invalid_note, note, written
+from fp8lint.frameworks.shared.torchao_recipes import RECIPES, implied_format
 from fp8lint.frameworks.shared.transformer_config import as_bool
 from fp8lint.frameworks.shared.tree_args import args_of_map, edit_info
-from fp8lint.frameworks.torchao.reader import implied_format
-from fp8lint.frameworks.torchtitan.toml import RECIPES
 from fp8lint.model import Fp8Format, Fp8Site, Framework, Recipe, Setting, SourceNote
 
 LABEL = "NeMo AutoModel"
@@ -115,7 +115,8 @@ def _torchao_site(file: SourceFile, doc: Document, root: Node) -> Fp8Site:
 
     en = args.get("enabled")
     if en is None:
-        values["enabled"] = default(False, LABEL, "fp8.enabled", file.span_of(pair[0]))
+        off = surfaces.defaults("automodel")["enabled"]
+        values["enabled"] = default(off, LABEL, "fp8.enabled", file.span_of(pair[0]))
     elif not en.known:
         values["enabled"] = written(en, None)
     else:

@@ -6,7 +6,6 @@ FAMILY = Family(
     name="lightning",
     label="Lightning",
     summary='Lightning `precision="transformer-engine"` and `TransformerEnginePrecision`',
-    surface=None,  # not yet a surface model
     python=(
         PythonReader(
             r"transformer-engine|\bTransformerEnginePrecision\b",

@@ -22,7 +22,15 @@ from typing import TYPE_CHECKING, Any, cast
 
 from fp8lint.frameworks.shared import surfaces
 from fp8lint.frameworks.shared.base import default, invalid_note, note, written
-from fp8lint.frameworks.te.python import ALGOS, CLASSES, DELAYED_DEFAULTS, FORMATS, TE
+from fp8lint.frameworks.shared.te_recipes import (
+    ALGOS,
+    CHECKED,
+    CLASSES,
+    FORMATS,
+    TE,
+    checked_setting,
+    delayed_defaults,
+)
 from fp8lint.model import AmaxScope, Fp8Site, Framework, Recipe, Setting, SourceNote, Span
 
 if TYPE_CHECKING:
@@ -171,9 +179,8 @@ def _site(
     invalid: list[SourceNote],
 ) -> Fp8Site:
     """TE's `DelayedScaling` with `entries` (a recipe mapping's keys) over its defaults."""
-    from fp8lint.frameworks.te import python as te
-
     anchor = recipe_val.arg.value_span if recipe_val is not None else span
+    te_defaults = delayed_defaults()
     values: dict[str, Setting[Any]] = {}
     if recipe_val is not None and not recipe_val.arg.known:
         values["recipe"] = written(recipe_val.arg, None)
@@ -193,30 +200,30 @@ def _site(
         values["fmt"] = (
             _format(ctx, val, invalid)
             if val is not None
-            else default(FORMATS[DELAYED_DEFAULTS["fp8_format"]], TE, "fp8_format", anchor)
+            else default(FORMATS[te_defaults["fp8_format"]], TE, "fp8_format", anchor)
         )
         # the mapping's values, validated at once against TE's recipe surface
         args = {
             k: v.arg
             for k, v in entries.items()
-            if k in te._CHECKED or (k == "amax_compute_algo" and v.arg.known)
+            if k in CHECKED or (k == "amax_compute_algo" and v.arg.known)
         }
         checked = surfaces.check("te", args)
         invalid.extend(checked.invalid)
-        for key in sorted(te._CHECKED):
+        for key in sorted(CHECKED):
             val = entries.get(key)
             if val is not None:
-                values[key] = te._checked(ctx, val.arg, checked, key)
-            elif key in DELAYED_DEFAULTS:
-                values[key] = default(DELAYED_DEFAULTS[key], TE, key, anchor)
+                values[key] = checked_setting(ctx, val.arg, checked, key)
+            elif key in te_defaults:
+                values[key] = default(te_defaults[key], TE, key, anchor)
         algo = "amax_compute_algo"
         val = entries.get(algo)
         values["amax_compute_algo"] = (
-            te._checked(ctx, val.arg, checked, algo, ALGOS)
+            checked_setting(ctx, val.arg, checked, algo, ALGOS)
             if val is not None and val.arg.known
             else written(val.arg, None)
             if val is not None
-            else default(ALGOS[DELAYED_DEFAULTS[algo]], TE, algo, anchor)
+            else default(ALGOS[te_defaults[algo]], TE, algo, anchor)
         )
     values["amax_scope"] = default(
         AmaxScope.WORLD,

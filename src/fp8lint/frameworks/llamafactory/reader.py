@@ -30,7 +30,9 @@ from typing import Any, cast
 
 from fp8lint.documents.text import SourceFile
 from fp8lint.documents.tree import Document, Node
+from fp8lint.frameworks.shared import surfaces
 from fp8lint.frameworks.shared.base import Arg, default, invalid_note, written
+from fp8lint.frameworks.shared.te_recipes import TE, delayed_defaults
 from fp8lint.frameworks.shared.transformer_config import as_bool
 from fp8lint.frameworks.shared.tree_args import args_of_map
 from fp8lint.model import (
@@ -90,7 +92,7 @@ def from_tree(file: SourceFile, doc: Document) -> list[Fp8Site]:
 def _flag(args: dict[str, Arg], key: str, of: str) -> Setting[Any]:
     arg = args.get(key)
     if arg is None:
-        return default(False, of, key, None)
+        return default(surfaces.defaults("llamafactory")[key], of, key, None)
     if not arg.known:
         return written(arg, None)
     return written(arg, as_bool(arg.value))
@@ -110,7 +112,8 @@ def _site(file: SourceFile, root: Node, args: dict[str, Arg], which: str) -> Fp8
     if which == LLAMAFACTORY:
         arg = args.get("fp8_backend")
         if arg is None:
-            backend, backend_setting = "auto", fixed("auto", "fp8_backend")
+            backend = surfaces.defaults("llamafactory")["fp8_backend"]
+            backend_setting = fixed(backend, "fp8_backend")
         elif not arg.known:
             backend, backend_setting = "", written(arg, None)
         else:
@@ -132,10 +135,11 @@ def _site(file: SourceFile, root: Node, args: dict[str, Arg], which: str) -> Fp8
             for name, value in LF_TE.items():
                 values[name] = fixed(value, name)
             values["amax_compute_algo"] = fixed(AmaxAlgo.MAX, "amax_compute_algo")
-            values["reduce_amax"] = default(True, "Transformer Engine", "reduce_amax", anchor)
+            reduce = delayed_defaults()["reduce_amax"]
+            values["reduce_amax"] = default(reduce, TE, "reduce_amax", anchor)
             values["amax_scope"] = default(
                 AmaxScope.WORLD,
-                "Transformer Engine",
+                TE,
                 "fp8_group",
                 anchor,
                 "Accelerate passes no amax group, so TE reduces over the world",

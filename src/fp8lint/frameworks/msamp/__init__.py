@@ -6,7 +6,6 @@ FAMILY = Family(
     name="msamp",
     label="MS-AMP",
     summary="MS-AMP `msamp.initialize(model, optimizer, opt_level=...)`",
-    surface=None,  # not yet a surface model
     python=(PythonReader(r"\bmsamp\b", ("msamp",), ".reader:sites", 50),),
     prefilter=("msamp",),
 )

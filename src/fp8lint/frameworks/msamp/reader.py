@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from fp8lint.frameworks.shared import surfaces
 from fp8lint.frameworks.shared.base import default, invalid_note, written
 from fp8lint.model import Fp8Site, Framework, Recipe, Setting, SourceNote
 
@@ -22,7 +23,6 @@ if TYPE_CHECKING:
 
 LABEL = "MS-AMP"
 OPT_LEVELS = ("O1", "O2")
-DEFAULT_OPT_LEVEL = "O1"
 
 
 def _is_initialize(ctx: Context, call: cst.Call) -> bool:
@@ -47,8 +47,9 @@ def site(ctx: Context, call: cst.Call) -> Fp8Site:
     if level is None and len(plain) > 2:
         level = plain[2]
     if level is None:
-        level_setting = default(DEFAULT_OPT_LEVEL, LABEL, "opt_level", call_span)
-        note = f"no opt_level given: MS-AMP uses {DEFAULT_OPT_LEVEL}"
+        dflt = surfaces.defaults("msamp")["opt_level"]
+        level_setting = default(dflt, LABEL, "opt_level", call_span)
+        note = f"no opt_level given: MS-AMP uses {dflt}"
         level_setting = level_setting.model_copy(update={"note": note})
     else:
         arg = ctx.value_of("opt_level", level.node, level.value).arg

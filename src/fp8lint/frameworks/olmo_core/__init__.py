@@ -6,6 +6,5 @@ FAMILY = Family(
     name="olmo_core",
     label="OLMo-core",
     summary="OLMo-core `Float8Config(...)`",
-    surface=None,  # not yet a surface model
     python=(PythonReader(r"\bFloat8Config\b", ("Float8Config",), ".reader:sites", 10),),
 )

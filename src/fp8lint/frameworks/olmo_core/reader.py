@@ -15,8 +15,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, cast
 
+from fp8lint.frameworks.shared import surfaces
 from fp8lint.frameworks.shared.base import default, invalid_note, written
-from fp8lint.frameworks.torchtitan.toml import RECIPES
+from fp8lint.frameworks.shared.torchao_recipes import RECIPES, implied_format
 from fp8lint.model import Fp8Site, Framework, Recipe, Setting, SourceNote, Span
 
 if TYPE_CHECKING:
@@ -64,7 +65,7 @@ def site(ctx: Context, tgt: Target) -> Fp8Site:
     invalid: list[SourceNote] = []
     val = kw.get("enabled")
     if val is None:
-        enabled = default(True, LABEL, "enabled", call_span)
+        enabled = default(surfaces.defaults("olmo_core")["enabled"], LABEL, "enabled", call_span)
     elif not val.arg.known:
         enabled = written(val.arg, None)
     elif isinstance(val.arg.value, bool):
@@ -74,8 +75,6 @@ def site(ctx: Context, tgt: Target) -> Fp8Site:
         enabled = ctx.unreadable(val.arg)
     recipe = _recipe(ctx, call_span, kw, invalid)
     values: dict[str, Setting[Any]] = {"recipe": recipe}
-    from fp8lint.frameworks.torchao.reader import implied_format
-
     fmt = implied_format(recipe)
     if fmt is not None:
         values["fmt"] = fmt

@@ -18,7 +18,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, cast
 
 from fp8lint.frameworks.shared.base import default, written
-from fp8lint.frameworks.te.python import ALGOS, DELAYED_DEFAULTS, FORMATS, TE
+from fp8lint.frameworks.shared.te_recipes import ALGOS, FORMATS, TE
+from fp8lint.frameworks.te.python import DELAYED_DEFAULTS
 from fp8lint.model import Fp8Site, Framework, Recipe, Setting
 
 if TYPE_CHECKING:

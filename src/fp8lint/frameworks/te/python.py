@@ -1,13 +1,10 @@
-"""Transformer Engine: its recipe classes, their keywords and defaults (written once, here),
-and the Python recognizers for what code does with them: the recipe calls, the autocast
-that uses each recipe and the amax-reduction group it gives it, a TE linear used as the
-output head, and activation recompute through PyTorch's own checkpoint.
+"""Transformer Engine in Python: the recipe calls, the autocast that uses each recipe and
+the amax-reduction group it gives it, a TE linear used as the output head, and activation
+recompute through PyTorch's own checkpoint.
 
-Names, fields and defaults: TE
-`transformer_engine/common/recipe/__init__.py` (`DelayedScaling` and its siblings).
-
-libcst is imported only by the recognizers (below the data): Megatron's YAML reads the
-defaults from here without paying for a Python parser.
+The recipe classes, their keywords and defaults are `shared.te_recipes` (Lightning and
+Accelerate read them too; the defaults are the te surface's).  libcst is imported only by
+the recognizers (below the data).
 """
 
 from __future__ import annotations
@@ -18,16 +15,17 @@ from typing import TYPE_CHECKING, Any, cast
 
 from fp8lint.frameworks.shared import surfaces
 from fp8lint.frameworks.shared.base import Arg, default, written
-from fp8lint.model import (
-    AmaxAlgo,
-    AmaxScope,
-    Fp8Format,
-    Fp8Site,
-    Framework,
-    Recipe,
-    Setting,
-    SourceNote,
+from fp8lint.frameworks.shared.te_recipes import (
+    ALGOS,
+    CHECKED,
+    FORMATS,
+    KEYWORDS,
+    TE,
+    checked_setting,
+    delayed_defaults,
 )
+from fp8lint.frameworks.shared.te_recipes import CLASSES as CLASSES  # python_sites reads it
+from fp8lint.model import AmaxScope, Fp8Format, Fp8Site, Framework, Recipe, Setting, SourceNote
 
 if TYPE_CHECKING:
     import libcst as cst
@@ -35,29 +33,8 @@ if TYPE_CHECKING:
     from fp8lint.frameworks.shared.python_args import CallArg, Context, Target, Val
     from fp8lint.frameworks.shared.python_reach import Condition
 
-TE = "Transformer Engine"
-
-# `DelayedScaling()`'s defaults, in TE's own terms (format member, algorithm name)
-DELAYED_DEFAULTS: dict[str, Any] = {
-    "fp8_format": "HYBRID",
-    "margin": 0,
-    "amax_history_len": 1024,
-    "amax_compute_algo": "max",
-    "reduce_amax": True,
-}
-
-CLASSES: dict[str, Recipe] = {
-    "DelayedScaling": Recipe.DELAYED,
-    "Float8CurrentScaling": Recipe.TENSORWISE,
-    "MXFP8BlockScaling": Recipe.MXFP8,
-    "Float8BlockScaling": Recipe.BLOCKWISE,
-    "NVFP4BlockScaling": Recipe.NVFP4,
-}
-FORMATS: dict[str, Fp8Format] = {
-    "HYBRID": Fp8Format.HYBRID,
-    "E4M3": Fp8Format.E4M3,
-    "E5M2": Fp8Format.E5M2,
-}
+# `DelayedScaling()`'s defaults (Megatron's TransformerConfig leaves its `fp8_*` to them)
+DELAYED_DEFAULTS = delayed_defaults()
 DEFAULT_FORMAT: dict[str, Fp8Format] = {
     "DelayedScaling": FORMATS[DELAYED_DEFAULTS["fp8_format"]],
     "Float8CurrentScaling": Fp8Format.HYBRID,
@@ -65,24 +42,6 @@ DEFAULT_FORMAT: dict[str, Fp8Format] = {
     "Float8BlockScaling": Fp8Format.E4M3,
     "NVFP4BlockScaling": Fp8Format.E4M3,
 }
-_COMMON = frozenset({"fp8_format", "fp8_dpa", "fp8_mha"})
-# the keywords each recipe class has (others are dropped by TE's pydantic dataclass)
-KEYWORDS: dict[str, frozenset[str]] = {
-    "DelayedScaling": _COMMON
-    | {
-        "margin",
-        "amax_history_len",
-        "amax_compute_algo",
-        "reduce_amax",
-        "interval",
-        "override_linear_precision",
-    },
-    "Float8CurrentScaling": _COMMON,
-    "MXFP8BlockScaling": _COMMON | {"margin"},
-    "Float8BlockScaling": _COMMON,
-    "NVFP4BlockScaling": _COMMON,
-}
-ALGOS: dict[str, AmaxAlgo] = {"max": AmaxAlgo.MAX, "most_recent": AmaxAlgo.MOST_RECENT}
 # model field -> the keyword a fix writes it with
 KEYS = {
     "margin": "margin",
@@ -158,7 +117,7 @@ def recipe_site(ctx: Context, tgt: Target) -> Fp8Site:
         ),
     }
     # every value this recipe has, validated at once against TE's surface
-    args = {key: val.arg for key, val in kw.items() if key in allowed and key in _CHECKED}
+    args = {key: val.arg for key, val in kw.items() if key in allowed and key in CHECKED}
     algo = kw.get("amax_compute_algo") if "amax_compute_algo" in allowed else None
     if algo is not None and algo.arg.known:
         args["amax_compute_algo"] = algo.arg
@@ -188,12 +147,12 @@ def recipe_site(ctx: Context, tgt: Target) -> Fp8Site:
     for key in ("margin", "amax_history_len", "interval", "reduce_amax", "fp8_dpa", "fp8_mha"):
         val = kw.get(key) if key in allowed else None
         if val is not None:
-            values[key] = _checked(ctx, val.arg, checked, key)
+            values[key] = checked_setting(ctx, val.arg, checked, key)
         elif key in te_defaults:
             values[key] = default(te_defaults[key], TE, key, call_span)
     if algo is not None:
         values["amax_compute_algo"] = (
-            _checked(ctx, algo.arg, checked, "amax_compute_algo", ALGOS)
+            checked_setting(ctx, algo.arg, checked, "amax_compute_algo", ALGOS)
             if algo.arg.known
             else _algo_unknown(algo)
         )
@@ -218,23 +177,6 @@ def recipe_site(ctx: Context, tgt: Target) -> Fp8Site:
         edit=ctx.edit_info(call, KEYS),
         **cast("dict[str, Any]", values),  # keys are Setting fields
     )
-
-
-_CHECKED = frozenset(
-    {"margin", "amax_history_len", "interval", "reduce_amax", "fp8_dpa", "fp8_mha"}
-)
-
-
-def _checked(
-    ctx: Context, arg: Arg, checked: surfaces.Checked, key: str, names: dict[str, Any] | None = None
-) -> Setting[Any]:
-    """A keyword's setting from what the surface made of it (unreadable when rejected)."""
-    if not arg.known:
-        return written(arg, None)
-    if not checked.ok(key):
-        return ctx.unreadable(arg)
-    value = checked.values[key]
-    return written(arg, names[value] if names is not None else value)
 
 
 def _format_arg(ctx: Context, val: Val) -> Arg:

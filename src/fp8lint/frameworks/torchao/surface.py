@@ -15,7 +15,7 @@ from __future__ import annotations
 from pydantic import BaseModel, ConfigDict, Field
 
 from fp8lint.frameworks.shared.surface_types import CodeBool
-from fp8lint.frameworks.torchtitan.surface import RecipeName
+from fp8lint.frameworks.shared.torchao_names import RecipeName
 
 
 class Float8LinearConfig(BaseModel):

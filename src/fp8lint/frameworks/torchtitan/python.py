@@ -18,7 +18,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, cast
 
 from fp8lint.frameworks.shared.base import default, invalid_note, written
-from fp8lint.frameworks.torchtitan.toml import RECIPES, ROUTER_FQN
+from fp8lint.frameworks.shared.torchao_recipes import RECIPES, implied_format, mentions_moe
+from fp8lint.frameworks.torchtitan.toml import ROUTER_FQN
 from fp8lint.model import Fp8Site, Framework, Recipe, Setting, SourceNote
 
 if TYPE_CHECKING:
@@ -62,8 +63,6 @@ def sites(ctx: Context) -> list[Fp8Site]:
 
 
 def site(ctx: Context, call: cst.Call) -> Fp8Site:
-    from fp8lint.frameworks.torchao.reader import _mentions_moe, implied_format
-
     call_span = ctx.span(call)
     kw = ctx.keywords(call)
     kw.update(ctx.overrides(call))
@@ -84,7 +83,7 @@ def site(ctx: Context, call: cst.Call) -> Fp8Site:
         # numerics of such a config are not what a training run gets
         head = head.model_copy(update={"value": None, "known": False, "note": _EMULATE_NOTE})
     values["output_head_fp8"] = head
-    if _mentions_moe(ctx):
+    if mentions_moe(ctx):
         values["router_fp8"] = router
     return Fp8Site.model_construct(
         path=ctx.file.path,

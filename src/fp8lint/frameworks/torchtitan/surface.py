@@ -15,25 +15,9 @@ must be a TOML boolean and names match exactly.
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictStr
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, StrictBool, StrictStr
-
-# torchao 0.9 renamed the recipes; the old names still read as the new ones
-PRE_0_9_NAMES = {
-    "all_tensorwise": "tensorwise",
-    "all_axiswise": "rowwise",
-    "lw_axiswise_with_gw_hp": "rowwise_with_gw_hp",
-}
-
-
-def _renamed(value: Any) -> Any:
-    return PRE_0_9_NAMES.get(value, value) if isinstance(value, str) else value
-
-
-RecipeName = Annotated[
-    Literal["tensorwise", "rowwise", "rowwise_with_gw_hp"], BeforeValidator(_renamed)
-]
+from fp8lint.frameworks.shared.torchao_names import RecipeName
 
 _SECTION = ConfigDict(defer_build=True, extra="allow", validate_by_name=True)
 

@@ -20,17 +20,10 @@ from fp8lint.documents.text import SourceFile
 from fp8lint.documents.toml import TomlDoc
 from fp8lint.frameworks.shared import surfaces
 from fp8lint.frameworks.shared.base import Arg
+from fp8lint.frameworks.shared.torchao_recipes import RECIPES
 from fp8lint.model import Fp8Format, Fp8Site, Framework, Recipe, Setting, SourceNote, Span
 
 LABEL = "torchtitan"
-RECIPES = {
-    "tensorwise": Recipe.TENSORWISE,
-    "all_tensorwise": Recipe.TENSORWISE,
-    "rowwise": Recipe.ROWWISE,
-    "rowwise_with_gw_hp": Recipe.ROWWISE,
-    "all_axiswise": Recipe.ROWWISE,
-    "lw_axiswise_with_gw_hp": Recipe.ROWWISE,
-}
 MOE_MODELS = ("llama4", "deepseek_v3", "qwen3_moe", "gpt_oss")
 ROUTER_FQN = "layers.0.moe.router.gate"
 

@@ -1,0 +1,34 @@
+"""Lightning's FP8 surface in Python: `Trainer(precision=...)` / `Fabric(precision=...)` with
+`"transformer-engine"` or `"transformer-engine-float16"`, and the keywords of
+`TransformerEnginePrecision(weights_dtype=..., recipe=None, replace_layers=None)`
+(Lightning-AI/pytorch-lightning 7f0c343 `src/lightning/fabric/plugins/precision/
+transformer_engine.py`, `fabric/connector.py`).  A `recipe` mapping's keys are TE's
+`DelayedScaling` keywords (the te surface).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class TransformerEnginePrecision(BaseModel):
+    """The precision string and the plugin's keywords."""
+
+    model_config = ConfigDict(
+        defer_build=True,
+        extra="allow",
+        validate_by_name=True,
+        title="Lightning TransformerEnginePrecision",
+    )
+
+    precision: Literal["transformer-engine", "transformer-engine-float16"] | None = Field(
+        None, description="Trainer/Fabric precision string"
+    )
+    recipe: dict[str, Any] | None = Field(None, description="None: TE's DelayedScaling()")
+    replace_layers: bool | None = Field(None, description="None or True: swap nn.Linear")
+
+
+SURFACE = TransformerEnginePrecision
+FILE = TransformerEnginePrecision

@@ -1,0 +1,78 @@
+"""Transformer Engine's recipe classes as several families meet them: their names, the
+format and amax-algorithm members, each class's keywords and defaults, and the reading of a
+recipe's checked keywords (TE's own recipe calls, Lightning's recipe mapping, Accelerate's
+and LLaMA-Factory's TE handlers).
+
+Names, fields and defaults: TE `transformer_engine/common/recipe/__init__.py`
+(`DelayedScaling` and its siblings); the defaults are the te surface's field defaults
+(`te/surface.py`, where they are written once), read here.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from typing import TYPE_CHECKING, Any
+
+from fp8lint.frameworks.shared import surfaces
+from fp8lint.frameworks.shared.base import Arg, written
+from fp8lint.model import AmaxAlgo, Fp8Format, Recipe, Setting
+
+if TYPE_CHECKING:
+    from fp8lint.frameworks.shared.python_args import Context
+
+TE = "Transformer Engine"
+
+CLASSES: dict[str, Recipe] = {
+    "DelayedScaling": Recipe.DELAYED,
+    "Float8CurrentScaling": Recipe.TENSORWISE,
+    "MXFP8BlockScaling": Recipe.MXFP8,
+    "Float8BlockScaling": Recipe.BLOCKWISE,
+    "NVFP4BlockScaling": Recipe.NVFP4,
+}
+FORMATS: dict[str, Fp8Format] = {
+    "HYBRID": Fp8Format.HYBRID,
+    "E4M3": Fp8Format.E4M3,
+    "E5M2": Fp8Format.E5M2,
+}
+ALGOS: dict[str, AmaxAlgo] = {"max": AmaxAlgo.MAX, "most_recent": AmaxAlgo.MOST_RECENT}
+_COMMON = frozenset({"fp8_format", "fp8_dpa", "fp8_mha"})
+# the keywords each recipe class has (others are dropped by TE's pydantic dataclass)
+KEYWORDS: dict[str, frozenset[str]] = {
+    "DelayedScaling": _COMMON
+    | {
+        "margin",
+        "amax_history_len",
+        "amax_compute_algo",
+        "reduce_amax",
+        "interval",
+        "override_linear_precision",
+    },
+    "Float8CurrentScaling": _COMMON,
+    "MXFP8BlockScaling": _COMMON | {"margin"},
+    "Float8BlockScaling": _COMMON,
+    "NVFP4BlockScaling": _COMMON,
+}
+# the keywords whose written value is validated as it is (the format and algorithm are
+# handed over by name)
+CHECKED = frozenset({"margin", "amax_history_len", "interval", "reduce_amax", "fp8_dpa", "fp8_mha"})
+
+
+@cache
+def delayed_defaults() -> dict[str, Any]:
+    """`DelayedScaling()`'s defaults in TE's own terms (format member, algorithm name), read
+    from the te surface the first time a file needs them."""
+    defaults = surfaces.defaults("te")
+    keys = ("fp8_format", "margin", "amax_history_len", "amax_compute_algo", "reduce_amax")
+    return {key: defaults[key] for key in keys}
+
+
+def checked_setting(
+    ctx: Context, arg: Arg, checked: surfaces.Checked, key: str, names: dict[str, Any] | None = None
+) -> Setting[Any]:
+    """A keyword's setting from what the surface made of it (unreadable when rejected)."""
+    if not arg.known:
+        return written(arg, None)
+    if not checked.ok(key):
+        return ctx.unreadable(arg)
+    value = checked.values[key]
+    return written(arg, names[value] if names is not None else value)
