@@ -239,8 +239,7 @@ def test_only_the_families_present_load_their_surface(tmp_path: Any) -> None:
     mega = tmp_path / "mega"
     mega.mkdir()
     (mega / "model_config.yaml").write_text(CASES[0].good)
-    # Megatron leaves margin, history and algorithm to TE, whose surface writes their defaults
-    assert surfaces_loaded(mega) == "SURFACES=megatron,te"
+    assert surfaces_loaded(mega) == "SURFACES=megatron"
 
 
 @pytest.mark.parametrize(

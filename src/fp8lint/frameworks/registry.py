@@ -10,6 +10,7 @@ writers' per-family spellings all come from here.  Building the list imports eac
 from __future__ import annotations
 
 import importlib
+import os
 import pkgutil
 from collections.abc import Callable
 from functools import cache
@@ -22,6 +23,7 @@ if TYPE_CHECKING:
     from fp8lint.documents.tree import Document
     from fp8lint.model import Fp8Site
 
+PACKAGE = "fp8lint.frameworks"
 NOT_FAMILIES = frozenset({"shared"})  # packages under frameworks/ that are machinery
 UNIDENTIFIED_LABEL = "unidentified family"  # sites of FP8 keys no family claims
 
@@ -35,13 +37,11 @@ class RegistryError(RuntimeError):
 @cache
 def families() -> tuple[Family, ...]:
     """Every family, by name."""
-    import fp8lint.frameworks as package
-
     found: list[Family] = []
-    for info in pkgutil.iter_modules(package.__path__):
+    for info in pkgutil.iter_modules([os.path.dirname(__file__)]):  # no import of the package
         if not info.ispkg or info.name in NOT_FAMILIES or info.name.startswith("_"):
             continue
-        module = importlib.import_module(f"{package.__name__}.{info.name}")
+        module = importlib.import_module(f"{PACKAGE}.{info.name}")
         family = getattr(module, "FAMILY", None)
         if not isinstance(family, Family):
             raise RegistryError(f"{module.__name__} exports no `FAMILY = Family(...)`")
