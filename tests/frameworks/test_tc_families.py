@@ -1,45 +1,12 @@
-"""The TransformerConfig families: defaults from their surface models, and no family importing
-another (issue 18)."""
+"""The TransformerConfig families: defaults from their surface models (that no family imports
+another is `test_registry.py`'s, for every family)."""
 
 from __future__ import annotations
-
-import ast
-from pathlib import Path
 
 import pytest
 
 from fp8lint.frameworks.shared import surfaces
 from fp8lint.frameworks.shared.transformer_config import SurfaceDefaults
-
-FAMILIES = ("megatron", "nemo1", "nemo2", "bridge", "swift", "primus", "nemo_rl", "mlperf")
-ROOT = Path(__file__).parents[2] / "src" / "fp8lint" / "frameworks"
-
-
-def _imported(path: Path) -> set[str]:
-    out: set[str] = set()
-    for node in ast.walk(ast.parse(path.read_text())):
-        if isinstance(node, ast.ImportFrom) and node.module:
-            out.add(node.module)
-        elif isinstance(node, ast.Import):
-            out.update(alias.name for alias in node.names)
-    return out
-
-
-@pytest.mark.parametrize("name", FAMILIES)
-def test_a_family_imports_no_other_family(name: str) -> None:
-    for path in (ROOT / name).glob("*.py"):
-        for module in _imported(path):
-            parts = module.split(".")
-            if parts[:2] == ["fp8lint", "frameworks"] and len(parts) > 3:
-                assert parts[2] in (name, "shared"), f"{path.name} imports {module}"
-
-
-def test_shared_imports_no_family() -> None:
-    for path in (ROOT / "shared").glob("*.py"):
-        for module in _imported(path):
-            parts = module.split(".")
-            if parts[:2] == ["fp8lint", "frameworks"] and len(parts) > 2:
-                assert parts[2] == "shared", f"{path.name} imports {module}"
 
 
 @pytest.mark.parametrize(
