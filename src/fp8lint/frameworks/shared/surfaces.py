@@ -104,8 +104,11 @@ def defaults_of(model: type[BaseModel]) -> dict[str, Any]:
     """A surface model's field defaults (the one place a family writes them)."""
     out: dict[str, Any] = {}
     for name, info in model.model_fields.items():
-        if not info.is_required() and info.default is not None:
-            out[name] = info.default
+        if info.is_required():
+            continue
+        value = info.get_default(call_default_factory=True)
+        if value is not None:
+            out[name] = value
     return out
 
 

@@ -35,23 +35,6 @@ FORMATS: dict[str, Fp8Format] = {
     "E5M2": Fp8Format.E5M2,
 }
 ALGOS: dict[str, AmaxAlgo] = {"max": AmaxAlgo.MAX, "most_recent": AmaxAlgo.MOST_RECENT}
-_COMMON = frozenset({"fp8_format", "fp8_dpa", "fp8_mha"})
-# the keywords each recipe class has (others are dropped by TE's pydantic dataclass)
-KEYWORDS: dict[str, frozenset[str]] = {
-    "DelayedScaling": _COMMON
-    | {
-        "margin",
-        "amax_history_len",
-        "amax_compute_algo",
-        "reduce_amax",
-        "interval",
-        "override_linear_precision",
-    },
-    "Float8CurrentScaling": _COMMON,
-    "MXFP8BlockScaling": _COMMON | {"margin"},
-    "Float8BlockScaling": _COMMON,
-    "NVFP4BlockScaling": _COMMON,
-}
 # the keywords whose written value is validated as it is (the format and algorithm are
 # handed over by name)
 CHECKED = frozenset({"margin", "amax_history_len", "interval", "reduce_amax", "fp8_dpa", "fp8_mha"})
@@ -60,10 +43,29 @@ CHECKED = frozenset({"margin", "amax_history_len", "interval", "reduce_amax", "f
 @cache
 def delayed_defaults() -> dict[str, Any]:
     """`DelayedScaling()`'s defaults in TE's own terms (format member, algorithm name), read
-    from the te surface the first time a file needs them."""
-    defaults = surfaces.defaults("te")
+    from its model (`te_surface`) the first time a file needs them."""
+    from fp8lint.frameworks.shared.te_surface import DelayedScaling
+
+    defaults = surfaces.defaults_of(DelayedScaling)
     keys = ("fp8_format", "margin", "amax_history_len", "amax_compute_algo", "reduce_amax")
     return {key: defaults[key] for key in keys}
+
+
+@cache
+def keywords(cls: str) -> frozenset[str]:
+    """The keywords a recipe class takes (TE's pydantic dataclass drops any other)."""
+    from fp8lint.frameworks.shared.te_surface import RECIPES
+
+    return frozenset(RECIPES[cls].model_fields)
+
+
+@cache
+def default_format(cls: str) -> Fp8Format:
+    """A recipe class's default format (HYBRID for delayed and current scaling, E4M3 for the
+    block formats)."""
+    from fp8lint.frameworks.shared.te_surface import RECIPES
+
+    return FORMATS[surfaces.defaults_of(RECIPES[cls])["fp8_format"]]
 
 
 def checked_setting(

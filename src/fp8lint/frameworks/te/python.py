@@ -19,13 +19,14 @@ from fp8lint.frameworks.shared.te_recipes import (
     ALGOS,
     CHECKED,
     FORMATS,
-    KEYWORDS,
     TE,
     checked_setting,
+    default_format,
     delayed_defaults,
+    keywords,
 )
 from fp8lint.frameworks.shared.te_recipes import CLASSES as CLASSES  # python_sites reads it
-from fp8lint.model import AmaxScope, Fp8Format, Fp8Site, Framework, Recipe, Setting, SourceNote
+from fp8lint.model import AmaxScope, Fp8Site, Framework, Recipe, Setting, SourceNote
 
 if TYPE_CHECKING:
     import libcst as cst
@@ -35,13 +36,6 @@ if TYPE_CHECKING:
 
 # `DelayedScaling()`'s defaults (Megatron's TransformerConfig leaves its `fp8_*` to them)
 DELAYED_DEFAULTS = delayed_defaults()
-DEFAULT_FORMAT: dict[str, Fp8Format] = {
-    "DelayedScaling": FORMATS[DELAYED_DEFAULTS["fp8_format"]],
-    "Float8CurrentScaling": Fp8Format.HYBRID,
-    "MXFP8BlockScaling": Fp8Format.E4M3,
-    "Float8BlockScaling": Fp8Format.E4M3,
-    "NVFP4BlockScaling": Fp8Format.E4M3,
-}
 # model field -> the keyword a fix writes it with
 KEYS = {
     "margin": "margin",
@@ -102,7 +96,7 @@ def recipe_site(ctx: Context, tgt: Target) -> Fp8Site:
     call_span = ctx.span(call)
     kw = ctx.keywords(call)
     kw.update(ctx.overrides(call))
-    allowed = KEYWORDS[cls]
+    allowed = keywords(cls)
     values: dict[str, Setting[Any]] = {
         "enabled": Setting[bool].model_construct(
             value=True, known=True, provenance="derived", key=cls, span=call_span
@@ -129,7 +123,7 @@ def recipe_site(ctx: Context, tgt: Target) -> Fp8Site:
     invalid: list[SourceNote] = list(checked.invalid)
 
     if fmt_arg is None:
-        values["fmt"] = default(DEFAULT_FORMAT[cls], TE, "fp8_format", call_span)
+        values["fmt"] = default(default_format(cls), TE, "fp8_format", call_span)
     elif not fmt_arg.known:
         values["fmt"] = written(fmt_arg, None)
     elif checked.ok("fp8_format"):
