@@ -99,6 +99,13 @@ class Facts:
     scoping: set[int] = field(default_factory=set)  # top-level statements with global/nonlocal
 
 
+# the kinds of node whose strings name nothing, and the kinds that bind names
+_NAMING_NOTHING = frozenset({cst.Expr, cst.Comparison, cst.Dict, cst.Subscript, *_ELEMENTS})
+_BINDING = frozenset(
+    {cst.Assign, cst.AnnAssign, cst.NamedExpr, cst.AugAssign, cst.For, cst.CompFor, cst.WithItem}
+)
+
+
 def collect(module: cst.Module) -> Facts:
     """One iterative walk (deep trees cannot overflow the stack here)."""
     facts = Facts()
@@ -133,50 +140,10 @@ def collect(module: cst.Module) -> Facts:
                 assert isinstance(node, cst.ConcatenatedString)
                 skip.add(id(node.left))
                 skip.add(id(node.right))
-        elif kind is cst.Expr:
-            assert isinstance(node, cst.Expr)
-            skip.add(id(node.value))  # a docstring or a bare string statement
-        elif kind is cst.Comparison:
-            assert isinstance(node, cst.Comparison)
-            skip.add(id(node.left))  # `name == "preset"` dispatches, it does not set
-            skip.update(id(c.comparator) for c in node.comparisons)
-        elif kind is cst.Dict:
-            assert isinstance(node, cst.Dict)
-            skip.update(id(e.key) for e in node.elements if isinstance(e, cst.DictElement))
-        elif kind is cst.Subscript:
-            assert isinstance(node, cst.Subscript)
-            for element in node.slice:
-                if isinstance(element.slice, cst.Index):
-                    skip.add(id(element.slice.value))
-        elif kind in _ELEMENTS:
-            skip.update(
-                id(e.value)
-                for e in node.elements  # type: ignore[attr-defined]
-                if isinstance(e, cst.Element)
-            )
-        elif kind is cst.Assign:
-            assert isinstance(node, cst.Assign)
-            for target in node.targets:
-                _bind(facts, target.target, node.value)
-            if len(node.targets) == 1:
-                _note_assigned(facts, node.targets[0].target, node.value)
-        elif kind is cst.AnnAssign:
-            assert isinstance(node, cst.AnnAssign)
-            if node.value is None:
-                if isinstance(node.target, cst.Name):
-                    facts.declared_only.add(id(node.target))
-            else:
-                _bind(facts, node.target, node.value)
-                _note_assigned(facts, node.target, node.value)
-        elif kind is cst.NamedExpr:
-            assert isinstance(node, cst.NamedExpr)
-            _bind(facts, node.target, node.value)
-        elif kind in (cst.AugAssign, cst.For, cst.CompFor):
-            _bind(facts, node.target, None)  # type: ignore[attr-defined]
-        elif kind is cst.WithItem:
-            assert isinstance(node, cst.WithItem)
-            if node.asname is not None:
-                _bind(facts, node.asname.name, None)
+        elif kind in _NAMING_NOTHING:
+            _skip_strings(node, kind, skip)
+        elif kind in _BINDING:
+            _bind_statement(facts, node, kind)
         elif kind in (cst.FunctionDef, cst.ClassDef):
             facts.defined.add(node.name.value)  # type: ignore[attr-defined]
         elif kind in (cst.Global, cst.Nonlocal):
@@ -197,6 +164,59 @@ def collect(module: cst.Module) -> Facts:
         found.reverse()
         stack.extend((child, top) for child in found)
     return facts
+
+
+def _skip_strings(node: cst.CSTNode, kind: type, skip: set[int]) -> None:
+    """Leave out the strings in `node` that name nothing: a docstring, comparison operands,
+    dict keys, subscripts, sequence elements."""
+    if kind is cst.Expr:
+        assert isinstance(node, cst.Expr)
+        skip.add(id(node.value))  # a docstring or a bare string statement
+    elif kind is cst.Comparison:
+        assert isinstance(node, cst.Comparison)
+        skip.add(id(node.left))  # `name == "preset"` dispatches, it does not set
+        skip.update(id(c.comparator) for c in node.comparisons)
+    elif kind is cst.Dict:
+        assert isinstance(node, cst.Dict)
+        skip.update(id(e.key) for e in node.elements if isinstance(e, cst.DictElement))
+    elif kind is cst.Subscript:
+        assert isinstance(node, cst.Subscript)
+        for element in node.slice:
+            if isinstance(element.slice, cst.Index):
+                skip.add(id(element.slice.value))
+    else:
+        skip.update(
+            id(e.value)
+            for e in node.elements  # type: ignore[attr-defined]
+            if isinstance(e, cst.Element)
+        )
+
+
+def _bind_statement(facts: Facts, node: cst.CSTNode, kind: type) -> None:
+    """The bindings an assignment, a loop target or a `with ... as` makes."""
+    if kind is cst.Assign:
+        assert isinstance(node, cst.Assign)
+        for target in node.targets:
+            _bind(facts, target.target, node.value)
+        if len(node.targets) == 1:
+            _note_assigned(facts, node.targets[0].target, node.value)
+    elif kind is cst.AnnAssign:
+        assert isinstance(node, cst.AnnAssign)
+        if node.value is None:
+            if isinstance(node.target, cst.Name):
+                facts.declared_only.add(id(node.target))
+        else:
+            _bind(facts, node.target, node.value)
+            _note_assigned(facts, node.target, node.value)
+    elif kind is cst.NamedExpr:
+        assert isinstance(node, cst.NamedExpr)
+        _bind(facts, node.target, node.value)
+    elif kind is cst.WithItem:
+        assert isinstance(node, cst.WithItem)
+        if node.asname is not None:
+            _bind(facts, node.asname.name, None)
+    else:  # AugAssign, For, CompFor
+        _bind(facts, node.target, None)  # type: ignore[attr-defined]
 
 
 def _aliases(facts: Facts, names: Sequence[cst.ImportAlias]) -> None:
