@@ -7,6 +7,7 @@ import re
 import subprocess
 import sys
 import textwrap
+from collections.abc import Callable
 from pathlib import Path
 
 import libcst as cst
@@ -407,3 +408,23 @@ def test_minimal_edit_does_not_split_a_word() -> None:
     assert py.minimal_edit("f(a=1)", "f(a=1024)") == (4, 5, "1024")
     assert py.minimal_edit("Format.E4M3", "Format.HYBRID") == (7, 11, "HYBRID")
     assert py.minimal_edit("x = 1\n", "x = 1\ny = 2\n") == (6, 6, "y = 2\n")
+
+
+# -- the module callers import ------------------------------------------------------------------
+
+
+def test_parse_and_facts_call_what_python_names(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`python` re-exports its parts, and `parse` and `PyModule.facts` look the steps up there:
+    bench/python_cost.py times them by replacing `python.scan`, `prune` and `collect`."""
+    called: list[str] = []
+    for name in ("scan", "prune", "collect"):
+        step = getattr(py, name)
+
+        def spy(*args: object, _step: Callable[..., object] = step, _name: str = name) -> object:
+            called.append(_name)
+            return _step(*args)
+
+        monkeypatch.setattr(py, name, spy)
+    module = parse(RECIPE + "def f():\n    pass\nr = DelayedScaling()\n", python_sites.RELEVANT)
+    assert module.facts.calls["DelayedScaling"]
+    assert called == ["scan", "prune", "collect"]

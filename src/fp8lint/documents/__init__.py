@@ -1,7 +1,8 @@
 """Documents: the position-keeping trees fp8lint reads files into, one module per syntax.
 
 `tree` (YAML events and a JSON scanner), `toml` (tomllib values with a position scan), `shell`
-(a lexer for launch scripts) and `python` (libcst).  Each keeps where every value is written,
+(a lexer for launch scripts) and `python` (libcst; its parts are the `py*` modules), with
+`omega` (OmegaConf over trees; parts `omega_*`).  Each keeps where every value is written,
 so that findings point at the text and fixes edit it in place.  Nothing here knows a
 framework.  `kind_for` picks the syntax by file name; importing this package costs nothing.
 """

@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 import re
 from collections import deque
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -186,29 +186,7 @@ def load_yaml(text: str, origin: Any = None) -> list[Document]:
                     anchors[event.anchor] = node
                 attach(node)
             elif isinstance(event, ev.AliasEvent):
-                target = anchors.get(event.anchor or "")
-                if target is None:
-                    p = pos(event.start_mark)
-                    raise TreeError(
-                        f"found undefined alias `*{event.anchor}`", p.line + 1, p.column + 1
-                    )
-                target.aliased = True
-                if stack and stack[-1][2] is not None and _is_merge_key(stack[-1][2]):
-                    target.merged = True  # `<<: *base`
-                elif len(stack) >= 2 and stack[-1][0].kind == "seq":
-                    entries = stack[-2][1]  # the mapping that holds this sequence
-                    if stack[-2][0].kind == "map" and entries and _is_merge_key(entries[-1][0]):
-                        target.merged = True  # `<<: [*a, *b]`
-                attach(
-                    Node(
-                        "alias",
-                        pos(event.start_mark),
-                        pos(event.end_mark),
-                        anchor=event.anchor,
-                        target=target,
-                        doc_index=len(docs),
-                    )
-                )
+                attach(_yaml_alias(event, anchors, stack, pos, len(docs)))
             elif isinstance(event, (ev.MappingStartEvent, ev.SequenceStartEvent)):
                 if len(stack) >= MAX_DEPTH:
                     p = pos(event.start_mark)
@@ -249,6 +227,36 @@ def load_yaml(text: str, origin: Any = None) -> list[Document]:
     except RecursionError:
         raise TreeError("nesting too deep to read", 1, 1) from None
     return docs
+
+
+def _yaml_alias(
+    event: Any,
+    anchors: dict[str, Node],
+    stack: list[tuple[Node, list[Any], Node | None]],
+    pos: Callable[[Any], Pos],
+    doc_index: int,
+) -> Node:
+    """The node of an alias event; its target learns it is aliased, and merged when the
+    alias is a merge key's value (`<<: *base`, `<<: [*a, *b]`)."""
+    target = anchors.get(event.anchor or "")
+    if target is None:
+        p = pos(event.start_mark)
+        raise TreeError(f"found undefined alias `*{event.anchor}`", p.line + 1, p.column + 1)
+    target.aliased = True
+    if stack and stack[-1][2] is not None and _is_merge_key(stack[-1][2]):
+        target.merged = True  # `<<: *base`
+    elif len(stack) >= 2 and stack[-1][0].kind == "seq":
+        entries = stack[-2][1]  # the mapping that holds this sequence
+        if stack[-2][0].kind == "map" and entries and _is_merge_key(entries[-1][0]):
+            target.merged = True  # `<<: [*a, *b]`
+    return Node(
+        "alias",
+        pos(event.start_mark),
+        pos(event.end_mark),
+        anchor=event.anchor,
+        target=target,
+        doc_index=doc_index,
+    )
 
 
 def _is_merge_key(node: Node) -> bool:

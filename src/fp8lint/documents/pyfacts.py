@@ -1,0 +1,343 @@
+"""What readers of a libcst module look at: one walk that collects calls, string literals,
+bindings, imports and definitions (`collect`), the child nodes that hold code, and the
+values of literals.  Nothing here needs scopes or positions."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field, fields
+from typing import Any
+
+import libcst as cst
+from libcst.helpers import get_full_name_for_node
+
+# fields that hold whitespace, punctuation or comments: nothing a reader looks at
+_SKIP_FIELDS = frozenset(
+    {
+        "lpar",
+        "rpar",
+        "comma",
+        "leading_lines",
+        "header",
+        "footer",
+        "lines_after_decorators",
+        "semicolon",
+        "trailing_whitespace",
+        "newline",
+        "equal",
+        "colon",
+        "dot",
+        "operator",
+        "asynchronous",
+        "star_tok",
+        "arrow",
+        "keyword",
+        "relative",
+        "asname_tok",
+        "whitespace",
+    }
+)
+_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+def _child_fields(kind: type) -> tuple[str, ...]:
+    names = _FIELDS.get(kind)
+    if names is None:
+        names = _FIELDS[kind] = tuple(
+            f.name
+            for f in fields(kind)
+            if f.name not in _SKIP_FIELDS and not f.name.startswith("whitespace")
+        )
+    return names
+
+
+def children(node: cst.CSTNode) -> list[cst.CSTNode]:
+    """The child nodes that hold code (not whitespace or punctuation), in field order."""
+    out: list[cst.CSTNode] = []
+    for name in _child_fields(type(node)):
+        value = getattr(node, name)
+        if isinstance(value, cst.CSTNode):
+            out.append(value)
+        elif isinstance(value, (list, tuple)):
+            out.extend(v for v in value if isinstance(v, cst.CSTNode))
+    return out
+
+
+STRINGS = (cst.SimpleString, cst.ConcatenatedString)
+_ELEMENTS = (cst.List, cst.Tuple, cst.Set)
+
+
+@dataclass(eq=False)
+class AttrSet:
+    """`base.name = value`, a field set on an object after it was built."""
+
+    base: str
+    name: str
+    target: cst.BaseExpression
+    value: cst.BaseExpression
+
+
+@dataclass
+class Facts:
+    """What one walk over the module collects for readers: calls by the last name of what
+    they call, the string literals that could name something (not docstrings, dict keys,
+    comparison operands, subscripts or sequence elements), the value each assignment target
+    gets, attribute bindings by dotted text, and what imports and definitions the file has."""
+
+    calls: dict[str, list[cst.Call]] = field(default_factory=dict)
+    strings: list[cst.BaseString] = field(default_factory=list)
+    values: dict[int, cst.BaseExpression] = field(default_factory=dict)  # id(Name target)
+    declared_only: set[int] = field(default_factory=set)  # `x: int` without a value
+    attr_bindings: dict[str, list[cst.BaseExpression | None]] = field(default_factory=dict)
+    attr_sets: list[AttrSet] = field(default_factory=list)
+    assigned_to: dict[int, tuple[str, cst.BaseExpression]] = field(default_factory=dict)
+    aliases: dict[str, str] = field(default_factory=dict)  # `as` name -> last imported name
+    star_modules: list[str] = field(default_factory=list)
+    defined: set[str] = field(default_factory=set)  # every def and class name in the file
+    order: dict[int, int] = field(default_factory=dict)  # id(call) -> walk index
+    statement: dict[int, int] = field(default_factory=dict)  # id(node) -> top-level index
+    scoping: set[int] = field(default_factory=set)  # top-level statements with global/nonlocal
+
+
+# the kinds of node whose strings name nothing, and the kinds that bind names
+_NAMING_NOTHING = frozenset({cst.Expr, cst.Comparison, cst.Dict, cst.Subscript, *_ELEMENTS})
+_BINDING = frozenset(
+    {cst.Assign, cst.AnnAssign, cst.NamedExpr, cst.AugAssign, cst.For, cst.CompFor, cst.WithItem}
+)
+
+
+def collect(module: cst.Module) -> Facts:
+    """One iterative walk (deep trees cannot overflow the stack here)."""
+    facts = Facts()
+    skip: set[int] = set()
+    stack: list[tuple[cst.CSTNode, int]] = [(s, i) for i, s in enumerate(module.body)]
+    stack.reverse()
+    calls = facts.calls
+    statement = facts.statement
+    count = 0
+    while stack:
+        node, top = stack.pop()
+        statement[id(node)] = top
+        kind = type(node)
+        if kind is cst.Call:
+            assert isinstance(node, cst.Call)
+            func = node.func
+            name = (
+                func.value
+                if isinstance(func, cst.Name)
+                else func.attr.value
+                if isinstance(func, cst.Attribute)
+                else None
+            )
+            if name is not None:
+                calls.setdefault(name, []).append(node)
+                facts.order[id(node)] = count
+                count += 1
+        elif kind in (cst.SimpleString, cst.ConcatenatedString):
+            if id(node) not in skip:
+                facts.strings.append(node)  # type: ignore[arg-type]
+            if kind is cst.ConcatenatedString:
+                assert isinstance(node, cst.ConcatenatedString)
+                skip.add(id(node.left))
+                skip.add(id(node.right))
+        elif kind in _NAMING_NOTHING:
+            _skip_strings(node, kind, skip)
+        elif kind in _BINDING:
+            _bind_statement(facts, node, kind)
+        elif kind in (cst.FunctionDef, cst.ClassDef):
+            facts.defined.add(node.name.value)  # type: ignore[attr-defined]
+        elif kind in (cst.Global, cst.Nonlocal):
+            facts.scoping.add(top)
+        elif kind is cst.ImportFrom:
+            assert isinstance(node, cst.ImportFrom)
+            if isinstance(node.names, cst.ImportStar):
+                module_name = get_full_name_for_node(node.module) if node.module else ""
+                facts.star_modules.append("." * len(node.relative) + (module_name or ""))
+            else:
+                _aliases(facts, node.names)
+            continue
+        elif kind is cst.Import:
+            assert isinstance(node, cst.Import)
+            _aliases(facts, node.names)
+            continue
+        found = children(node)
+        found.reverse()
+        stack.extend((child, top) for child in found)
+    return facts
+
+
+def _skip_strings(node: cst.CSTNode, kind: type, skip: set[int]) -> None:
+    """Leave out the strings in `node` that name nothing: a docstring, comparison operands,
+    dict keys, subscripts, sequence elements."""
+    if kind is cst.Expr:
+        assert isinstance(node, cst.Expr)
+        skip.add(id(node.value))  # a docstring or a bare string statement
+    elif kind is cst.Comparison:
+        assert isinstance(node, cst.Comparison)
+        skip.add(id(node.left))  # `name == "preset"` dispatches, it does not set
+        skip.update(id(c.comparator) for c in node.comparisons)
+    elif kind is cst.Dict:
+        assert isinstance(node, cst.Dict)
+        skip.update(id(e.key) for e in node.elements if isinstance(e, cst.DictElement))
+    elif kind is cst.Subscript:
+        assert isinstance(node, cst.Subscript)
+        for element in node.slice:
+            if isinstance(element.slice, cst.Index):
+                skip.add(id(element.slice.value))
+    else:
+        skip.update(
+            id(e.value)
+            for e in node.elements  # type: ignore[attr-defined]
+            if isinstance(e, cst.Element)
+        )
+
+
+def _bind_statement(facts: Facts, node: cst.CSTNode, kind: type) -> None:
+    """The bindings an assignment, a loop target or a `with ... as` makes."""
+    if kind is cst.Assign:
+        assert isinstance(node, cst.Assign)
+        for target in node.targets:
+            _bind(facts, target.target, node.value)
+        if len(node.targets) == 1:
+            _note_assigned(facts, node.targets[0].target, node.value)
+    elif kind is cst.AnnAssign:
+        assert isinstance(node, cst.AnnAssign)
+        if node.value is None:
+            if isinstance(node.target, cst.Name):
+                facts.declared_only.add(id(node.target))
+        else:
+            _bind(facts, node.target, node.value)
+            _note_assigned(facts, node.target, node.value)
+    elif kind is cst.NamedExpr:
+        assert isinstance(node, cst.NamedExpr)
+        _bind(facts, node.target, node.value)
+    elif kind is cst.WithItem:
+        assert isinstance(node, cst.WithItem)
+        if node.asname is not None:
+            _bind(facts, node.asname.name, None)
+    else:  # AugAssign, For, CompFor
+        _bind(facts, node.target, None)  # type: ignore[attr-defined]
+
+
+def _aliases(facts: Facts, names: Sequence[cst.ImportAlias]) -> None:
+    for alias in names:
+        if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
+            real = get_full_name_for_node(alias.name) or ""
+            facts.aliases[alias.asname.name.value] = real.rsplit(".", 1)[-1]
+
+
+def _bind(facts: Facts, target: cst.BaseExpression, value: cst.BaseExpression | None) -> None:
+    if isinstance(target, cst.Name):
+        if value is not None:
+            facts.values[id(target)] = value
+    elif isinstance(target, cst.Attribute):
+        key = get_full_name_for_node(target)
+        if key is not None:
+            facts.attr_bindings.setdefault(key, []).append(value)
+        base = get_full_name_for_node(target.value)
+        if base is not None and value is not None:
+            facts.attr_sets.append(AttrSet(base, target.attr.value, target, value))
+    elif isinstance(target, (cst.Tuple, cst.List)):
+        for element in target.elements:
+            _bind(facts, element.value, None)
+    elif isinstance(target, cst.StarredElement):
+        _bind(facts, target.value, None)
+
+
+def _note_assigned(facts: Facts, target: cst.BaseExpression, value: cst.BaseExpression) -> None:
+    key = get_full_name_for_node(target) if isinstance(target, (cst.Name, cst.Attribute)) else None
+    if key is not None and isinstance(value, cst.Call):
+        facts.assigned_to[id(value)] = (key, target)
+
+
+# ------------------------------------------------------------------------------ literals
+
+
+def dotted(node: cst.CSTNode) -> list[str] | None:
+    """`a.b.c` as ["a", "b", "c"]; None for anything but names and attributes."""
+    parts: list[str] = []
+    while isinstance(node, cst.Attribute):
+        parts.append(node.attr.value)
+        node = node.value
+    if not isinstance(node, cst.Name):
+        return None
+    parts.append(node.value)
+    return parts[::-1]
+
+
+def last_name(node: cst.CSTNode) -> str | None:
+    if isinstance(node, cst.Attribute):
+        return node.attr.value
+    if isinstance(node, cst.Name):
+        return node.value
+    return None
+
+
+_CONSTANTS: dict[str, Any] = {"True": True, "False": False, "None": None}
+
+
+def literal(node: cst.CSTNode) -> tuple[bool, Any]:
+    """(True, value) for a literal: numbers, strings, bytes, True/False/None, a signed int
+    or float, and tuples or lists of literals (what fp8lint treats as a written value)."""
+    try:
+        return True, _literal(node)
+    except (_NotLiteral, ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        return False, None
+
+
+class _NotLiteral(Exception):
+    pass
+
+
+def _literal(node: cst.CSTNode) -> Any:
+    if isinstance(node, cst.Integer):
+        return int(node.value.replace("_", ""), 0)
+    if isinstance(node, cst.Float):
+        return float(node.value.replace("_", ""))
+    if isinstance(node, cst.Imaginary):
+        return complex(node.value.replace("_", ""))
+    if isinstance(node, (cst.SimpleString, cst.ConcatenatedString)):
+        value = node.evaluated_value
+        if value is None:
+            raise _NotLiteral
+        return value
+    if isinstance(node, cst.Name) and node.value in _CONSTANTS:
+        return _CONSTANTS[node.value]
+    if isinstance(node, cst.UnaryOperation):
+        if isinstance(node.expression, (cst.Integer, cst.Float)):
+            if isinstance(node.operator, cst.Minus):
+                return -_literal(node.expression)
+            if isinstance(node.operator, cst.Plus):
+                return +_literal(node.expression)
+        raise _NotLiteral
+    if isinstance(node, cst.Tuple):
+        return tuple(_elements(node.elements))
+    if isinstance(node, cst.List):
+        return _elements(node.elements)
+    raise _NotLiteral
+
+
+def _elements(elements: Sequence[cst.BaseElement]) -> list[Any]:
+    out = []
+    for element in elements:
+        if not isinstance(element, cst.Element):
+            raise _NotLiteral
+        out.append(_literal(element.value))
+    return out
+
+
+def string_node(token: str) -> cst.CSTNode:
+    """A string token as a libcst node (a Name that reads as no literal if it is none)."""
+    try:
+        return cst.SimpleString(token)
+    except cst.CSTValidationError:
+        return cst.Name("_")
+
+
+def is_literal_name(node: cst.CSTNode) -> bool:
+    return isinstance(node, cst.Name) and node.value in _CONSTANTS
+
+
+def short(text: str, limit: int = 60) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 3] + "..."

@@ -1,0 +1,230 @@
+"""Where a parsed module's nodes are written in the file, and the nodes found again from a
+span for a fix: the half of `python.PyModule` that maps libcst's positions onto the file.
+
+`PositionProvider` runs per top-level statement, for the statements that hold a span (a pass
+over the whole module only when the scan could not line the statements up)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING
+
+import libcst as cst
+from libcst.metadata import CodePosition, CodeRange, MetadataWrapper, PositionProvider
+
+from fp8lint.documents.pyedit import minimal_edit
+from fp8lint.documents.pyfacts import children
+from fp8lint.documents.pyscan import LINE_BREAK
+from fp8lint.documents.tree import Pos
+
+if TYPE_CHECKING:
+    from fp8lint.documents.pyfacts import Facts
+    from fp8lint.documents.text import SourceFile
+    from fp8lint.model import Span
+
+
+class Located:
+    """A parsed file's nodes and their places in it; `PyModule` adds what the code says."""
+
+    def __init__(self, file: SourceFile, module: cst.Module, text: str, bom: int) -> None:
+        self.file = file
+        self.module = module
+        self.text = text  # what libcst parsed: the file without its BOM and left-out code
+        self._bom = bom
+        self._wrapper: MetadataWrapper | None = None
+        self._positions: Mapping[cst.CSTNode, CodeRange] | None = None
+        self._shift: dict[int, int] | None = None
+        self._by_statement: dict[int, Mapping[cst.CSTNode, CodeRange]] = {}
+        # the first line of each top-level statement, when the scan found them all
+        self.statement_lines: list[int] | None = None
+        self._spans: dict[int, Span] = {}
+
+    @property
+    def facts(self) -> Facts:
+        """The module's walk (`PyModule` makes it): which top-level statement holds a node."""
+        raise NotImplementedError
+
+    def _metadata(self) -> MetadataWrapper:
+        if self._wrapper is None:
+            self._wrapper = MetadataWrapper(self.module, unsafe_skip_copy=True)
+        return self._wrapper
+
+    # -- positions ---------------------------------------------------------------------------
+    def _position_map(self) -> Mapping[cst.CSTNode, CodeRange]:
+        """Every node's range, from one `PositionProvider` pass over the whole module."""
+        if self._positions is None:
+            self._positions = self._metadata().resolve(PositionProvider)
+        return self._positions
+
+    def _statement_positions(self, index: int) -> Mapping[cst.CSTNode, CodeRange]:
+        """The ranges of the nodes of top-level statement `index`, from a `PositionProvider`
+        pass over that statement alone (a module of its own, moved to its first line):
+        positions cost a pass over the code, so only statements that hold a span pay it."""
+        found = self._by_statement.get(index)
+        if found is None:
+            assert self.statement_lines is not None
+            module = self.module
+            stmt = module.body[index]
+            alone = stmt.with_changes(leading_lines=())
+            single = cst.Module(
+                body=[alone],
+                default_indent=module.default_indent,
+                default_newline=module.default_newline,
+            )
+            shift = self.statement_lines[index] - 1
+            ranges = MetadataWrapper(single, unsafe_skip_copy=True).resolve(PositionProvider)
+            found = {
+                node: CodeRange(
+                    CodePosition(r.start.line + shift, r.start.column),
+                    CodePosition(r.end.line + shift, r.end.column),
+                )
+                for node, r in ranges.items()
+            }
+            found[stmt] = found.pop(alone)
+            self._by_statement[index] = found
+        return found
+
+    def _range(self, node: cst.CSTNode) -> CodeRange:
+        if self.statement_lines is not None:
+            index = self.facts.statement.get(id(node))
+            if index is not None:
+                return self._statement_positions(index)[node]
+        return self._position_map()[node]
+
+    def _maps_at(self, line: int) -> list[Mapping[cst.CSTNode, CodeRange]]:
+        """The position maps that can hold a node starting on `line`."""
+        lines = self.statement_lines
+        if lines is None:
+            return [self._position_map()]
+        import bisect
+
+        index = bisect.bisect_right(lines, line) - 1
+        return [self._statement_positions(index)] if index >= 0 else []
+
+    def _pos(self, line: int, column: int) -> Pos:
+        """A libcst position (1-based line, 0-based character column) as a `Pos`."""
+        file = self.file
+        starts = file.line_starts
+        line0 = min(max(line - 1, 0), len(starts) - 1)
+        column += self._shifts().get(line0, 0)
+        begin = starts[line0] + (self._bom if line0 == 0 else 0)
+        return Pos(line0, column, min(begin + column, len(file.text)))
+
+    def _shifts(self) -> dict[int, int]:
+        """Columns libcst's code for a line is short of the file's: it drops a form feed in
+        a line's indentation, and its positions come from its code."""
+        if self._shift is None:
+            self._shift = {}
+            if "\x0c" in self.text:
+                ours = LINE_BREAK.split(self.text)
+                theirs = LINE_BREAK.split(self.module.code)
+                for i, (a, b) in enumerate(zip(ours, theirs, strict=False)):
+                    if a != b and a.endswith(b.lstrip()):
+                        self._shift[i] = len(a) - len(a.lstrip()) - (len(b) - len(b.lstrip()))
+        return self._shift
+
+    def start(self, node: cst.CSTNode) -> Pos:
+        r = self._range(node)
+        return self._pos(r.start.line, r.start.column)
+
+    def end(self, node: cst.CSTNode) -> Pos:
+        r = self._range(node)
+        return self._pos(r.end.line, r.end.column)
+
+    def span(self, node: cst.CSTNode) -> Span:
+        found = self._spans.get(id(node))
+        if found is None:
+            found = self._spans[id(node)] = self.file.span(self.start(node), self.end(node))
+        return found
+
+    def span_between(self, first: cst.CSTNode, last: cst.CSTNode) -> Span:
+        return self.file.span(self.start(first), self.end(last))
+
+    def source(self, node: cst.CSTNode) -> str:
+        """The text `node` is written as in the file (without its own parentheses)."""
+        return self.file.text[self.start(node).index : self.end(node).index]
+
+    def where(self, node: cst.CSTNode) -> tuple[int, int, int]:
+        """A sort key: line, column, and the walk order for calls that start together."""
+        r = self._range(node)
+        return r.start.line, r.start.column, self.facts.order.get(id(node), 0)
+
+    # -- edits ---------------------------------------------------------------------------------
+    def node_at(self, span: Span, kinds: tuple[type[cst.CSTNode], ...]) -> cst.CSTNode | None:
+        """The outermost node of one of `kinds` whose span is `span` (a node a span was made
+        from, found again for a fix)."""
+        key = (span.line, span.column, span.end_line, span.end_column)
+        best: cst.CSTNode | None = None
+        for node, r in (item for found in self._maps_at(span.line) for item in found.items()):
+            if not isinstance(node, kinds):
+                continue
+            a, b = self._pos(r.start.line, r.start.column), self._pos(r.end.line, r.end.column)
+            if (a.line + 1, a.column + 1, b.line + 1, b.column + 1) == key:
+                if best is None or _encloses(self, node, best):
+                    best = node
+        return best
+
+    def line_at(self, span: Span) -> cst.SimpleStatementLine | None:
+        """The innermost statement line holding the start of `span`."""
+        point = (span.line, span.column)
+        best: tuple[tuple[int, int], cst.SimpleStatementLine] | None = None
+        for node, r in (item for found in self._maps_at(span.line) for item in found.items()):
+            if not isinstance(node, cst.SimpleStatementLine):
+                continue
+            a, b = self._pos(r.start.line, r.start.column), self._pos(r.end.line, r.end.column)
+            start = (a.line + 1, a.column + 1)
+            if start <= point <= (b.line + 1, b.column + 1) and (best is None or start > best[0]):
+                best = (start, node)
+        return best[1] if best is not None else None
+
+    def statement_of(self, node: cst.CSTNode) -> int:
+        """The index of the top-level statement holding `node`."""
+        index = self.facts.statement.get(id(node))
+        if index is not None:
+            return index
+        where = self._range(node)
+        target = (where.start.line, where.start.column)
+        for i, stmt in enumerate(self.module.body):
+            r = self._range(stmt)
+            if (self._first_line(i), 0) <= target <= (r.end.line, r.end.column):
+                return i
+        raise LookupError("no statement holds this node")
+
+    def _first_line(self, index: int) -> int:
+        """The line top-level statement `index` starts on (its first decorator's)."""
+        if self.statement_lines is not None:
+            return self.statement_lines[index]
+        stmt = self.module.body[index]
+        decorators = getattr(stmt, "decorators", ())
+        return self._range(decorators[0] if decorators else stmt).start.line
+
+    def rewrite(self, index: int, transformer: cst.CSTTransformer) -> tuple[int, int, str] | None:
+        """The edit that makes top-level statement `index` what `transformer` turns it into
+        (or removes it): (start, end, new text) in the file's characters, the smallest region
+        in which the statement's code changes; None when nothing changes."""
+        stmt = self.module.body[index]
+        new = stmt.visit(transformer)
+        old_code = self.module.code_for_node(stmt.with_changes(leading_lines=()))
+        if isinstance(new, cst.RemovalSentinel):
+            new_code = ""
+        else:
+            assert isinstance(new, (cst.SimpleStatementLine, cst.BaseCompoundStatement))
+            new_code = self.module.code_for_node(new.with_changes(leading_lines=()))
+        if old_code == new_code:
+            return None
+        begin = self._pos(self._first_line(index), 0).index
+        if self.file.text[begin : begin + len(old_code)] != old_code:
+            raise ValueError("libcst does not reproduce this statement exactly")
+        a, b, content = minimal_edit(old_code, new_code)
+        return begin + a, begin + b, content
+
+
+def _encloses(pm: Located, outer: cst.CSTNode, inner: cst.CSTNode) -> bool:
+    """Whether `outer` is an ancestor of `inner` (they share a span: prefer the outer)."""
+    stack = [outer]
+    while stack:
+        node = stack.pop()
+        if node is inner:
+            return True
+        stack.extend(children(node))
+    return False
