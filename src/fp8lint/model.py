@@ -344,6 +344,9 @@ class Fp8Site(BaseModel):
 
     path: str
     framework: str  # the family whose semantics apply (`Framework` names the common ones)
+    # the family whose reader built the site (ms-swift's sites have Megatron's semantics);
+    # None: the same as `framework`
+    family: str | None = None
     kind: str
     span: Span
     enable_span: Span | None = None

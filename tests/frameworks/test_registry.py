@@ -4,17 +4,24 @@ engine uses (recognizers, readers, prefilter words, schemas, writers) follows fr
 from __future__ import annotations
 
 import re
+from enum import Enum
 from importlib import import_module
 
 import grimp
 import pytest
 from pydantic import BaseModel
 
+from fp8lint.documents import kind_for
+from fp8lint.engine import lint_text
 from fp8lint.engine.files import mentions_fp8
 from fp8lint.engine.schemas import schemas
 from fp8lint.frameworks import registry
+from fp8lint.frameworks.shared import surfaces
+from fp8lint.model import SETTING_FIELDS, Fp8Site
+from fp8lint.rules import all_rules
+from fp8lint.settings import RunSettings
 
-from ..conftest import ROOT
+from ..conftest import CORPUS, ROOT
 
 FAMILIES = registry.families()
 NAMES = [f.name for f in FAMILIES]
@@ -101,3 +108,84 @@ def test_shared_imports_no_family_and_no_dispatch() -> None:
     for module in above:
         chain = GRAPH.find_shortest_chain(importer=shared, imported=module, as_packages=True)
         assert chain is None, " -> ".join(chain or ())
+
+
+def _surface_of(site: Fp8Site, family: registry.Family | None = None) -> type[BaseModel] | None:
+    """The surface model of `family` (default: the one that built `site`), class-specific
+    where the surface module names one for the site's kind (TE's recipe classes)."""
+    family = family or registry.family(site.family or site.framework)
+    if family is None or family.surface is None:
+        return None
+    module = import_module(family.module(family.surface))
+    for name, model in getattr(module, "SURFACES", {}).items():
+        if name in site.kind.split(" ")[-1]:
+            return model  # type: ignore[no-any-return]
+    return module.SURFACE  # type: ignore[no-any-return]
+
+
+def _owner(site: Fp8Site, default_of: str | None) -> type[BaseModel] | None:
+    """Whose default a setting is: a family its `default_of` names (Accelerate leaves the
+    algorithm to TE; NeMo 1.x's Megatron-Core path takes Megatron's), else the site's."""
+    for family in FAMILIES:
+        if default_of and default_of.startswith(family.label):
+            return _surface_of(site, family)
+    return _surface_of(site)
+
+
+def tie(site: Fp8Site) -> tuple[int, list[str]]:
+    """How many defaults of `site` were compared with a surface, and the ones that differ:
+    each default the site shows for a key that its fixes would write (`EditInfo.keys`) and
+    that the owning family's surface names is compared with that field's default."""
+    if site.edit is None:
+        return 0, []
+    compared, out = 0, []
+    for field in SETTING_FIELDS:
+        setting = getattr(site, field)
+        model = _owner(site, setting.default_of) if setting.provenance == "default" else None
+        if model is None:
+            continue
+        fields = model.model_fields
+        names = {n: n for n in fields} | {f.alias: n for n, f in fields.items() if f.alias}
+        name = names.get(site.edit.keys.get(field, ""))
+        defaults = surfaces.defaults_of(model)
+        if name not in defaults:
+            continue
+        compared += 1
+        value = setting.value.value if isinstance(setting.value, Enum) else setting.value
+        if str(value).lower() != str(defaults[name]).lower():
+            out.append(f"{site.kind}: {field} {value!r} is not {model.__name__}.{name}'s")
+    return compared, out
+
+
+def _configs() -> list[tuple[str, str]]:
+    out = [(e.filename, e.text) for r in all_rules() for e in (*r.valid, *r.invalid)]
+    for folder in (ROOT / "examples", CORPUS):
+        for path in sorted(folder.rglob("*")) if folder.is_dir() else ():
+            if path.is_file() and kind_for(path.name):
+                out.append((str(path), path.read_text(encoding="utf-8", errors="replace")))
+    return out
+
+
+def test_every_site_default_is_its_surface_default() -> None:
+    """Defaults are written once, in the surface: every default a site shows for a key of its
+    family's surface is that field's default (over every rule example, `examples/` and, where
+    present, the corpus)."""
+    checked, wrong = 0, []
+    for name, text in _configs():
+        kind = kind_for(name)
+        assert kind is not None
+        _, sites = lint_text(name, text, kind, RunSettings())
+        for site in sites:
+            compared, differ = tie(site)
+            checked += compared
+            wrong += differ
+    assert checked > 1000 and not wrong, wrong
+
+
+def test_a_default_that_disagrees_with_its_surface_is_caught() -> None:
+    (site,) = lint_text("t.yaml", "MODEL_ARGS:\n  --fp8-format: hybrid\n", "yaml", RunSettings())[1]
+    assert tie(site)[1] == []
+    wrong = site.margin.model_copy(update={"value": 3})
+    assert tie(site.model_copy(update={"margin": wrong}))[1] == [
+        "Megatron `MODEL_ARGS` block: margin 3 is not MegatronArgs.fp8_margin's"
+    ]

@@ -119,10 +119,10 @@ def parse_json(file: SourceFile) -> list[Fp8Site]:
 
 def parse_toml(file: SourceFile) -> list[Fp8Site]:
     from fp8lint.documents.toml import load
-    from fp8lint.frameworks.registry import toml_readers
+    from fp8lint.frameworks.registry import attributed, toml_readers
 
     doc = load(file)
-    return [site for read in toml_readers() for site in read(file, doc)]
+    return [site for family, read in toml_readers() for site in attributed(family, read(file, doc))]
 
 
 def sites(file: SourceFile, kind: str, reader: Reader) -> list[Fp8Site]:

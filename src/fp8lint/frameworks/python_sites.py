@@ -16,7 +16,7 @@ import re
 from typing import TYPE_CHECKING
 
 from fp8lint.documents.text import ParseError, SourceFile
-from fp8lint.frameworks.registry import python_readers, python_words
+from fp8lint.frameworks.registry import attributed, python_readers, python_words
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping
@@ -130,7 +130,7 @@ def _sites(file: SourceFile) -> list[Fp8Site]:
     text = file.text
     for family, reader in python_readers():  # the other families, each on its own words
         if any(needle in text for needle in reader.needles):
-            out.extend(family.resolve(reader.read)(ctx))
+            out.extend(attributed(family.name, family.resolve(reader.read)(ctx)))
     te_autocast = any(t.name in te.AUTOCASTS and te.is_te_autocast(t) for t in targets)
     sites = te.module_facts(ctx, out, te_autocast)
     return sorted(

@@ -64,32 +64,39 @@ def label(name: str) -> str:
     return fam.label if fam is not None else UNIDENTIFIED_LABEL
 
 
-def _ordered(pick: Callable[[Family], tuple[tuple[int, str], ...]]) -> list[Any]:
+def _ordered(pick: Callable[[Family], tuple[tuple[int, str], ...]]) -> list[tuple[str, Any]]:
+    """(family name, reader) lowest order first."""
     entries = [(order, fam.name, ref, fam) for fam in families() for order, ref in pick(fam)]
-    return [fam.resolve(ref) for _, _, ref, fam in sorted(entries, key=lambda e: e[:3])]
+    return [(fam.name, fam.resolve(ref)) for _, _, ref, fam in sorted(entries, key=lambda e: e[:3])]
 
 
 @cache
-def tree_recognizers() -> tuple[TreeRecognizer, ...]:
-    """YAML/JSON recognizers, lowest order first (the first that answers for a document wins)."""
+def tree_recognizers() -> tuple[tuple[str, TreeRecognizer], ...]:
+    """(family, recognizer) for YAML/JSON, lowest order first (the first that answers for a
+    document wins)."""
     return tuple(_ordered(lambda f: f.trees))
 
 
 @cache
-def command_readers() -> tuple[Any, ...]:
+def command_readers() -> tuple[tuple[str, Any], ...]:
     """Shell command readers, asked before Megatron's and Hydra's own (first claim wins)."""
     return tuple(_ordered(lambda f: f.commands))
 
 
 @cache
-def script_readers() -> tuple[Any, ...]:
+def script_readers() -> tuple[tuple[str, Any], ...]:
     """Readers of a script's variables (a sourced config script's exports)."""
     return tuple(_ordered(lambda f: f.scripts))
 
 
 @cache
-def toml_readers() -> tuple[Any, ...]:
-    return tuple(fam.resolve(fam.toml) for fam in families() if fam.toml)
+def toml_readers() -> tuple[tuple[str, Any], ...]:
+    return tuple((fam.name, fam.resolve(fam.toml)) for fam in families() if fam.toml)
+
+
+def attributed(family: str, sites: list[Fp8Site]) -> list[Fp8Site]:
+    """`sites` as built by `family`'s reader (`Fp8Site.family`)."""
+    return [s if s.family else s.model_copy(update={"family": family}) for s in sites]
 
 
 @cache

@@ -19,10 +19,10 @@ from fp8lint.model import Fp8Site
 
 def from_command(file: SourceFile, command: list[Word], script: Script) -> list[Fp8Site] | None:
     """The sites of `command` when a family owns it (the first that claims it), else None."""
-    for read in registry.command_readers():
+    for family, read in registry.command_readers():
         found: list[Fp8Site] | None = read(file, command, script)
         if found is not None:
-            return found
+            return registry.attributed(family, found)
     return None
 
 
@@ -31,6 +31,6 @@ def from_script(
 ) -> list[Fp8Site]:
     """Sites made of a script's variables rather than of one command."""
     out: list[Fp8Site] = []
-    for read in registry.script_readers():
-        out.extend(read(file, script, [*sites, *out], reader))
+    for family, read in registry.script_readers():
+        out.extend(registry.attributed(family, read(file, script, [*sites, *out], reader)))
     return out

@@ -10,13 +10,13 @@ from fp8lint.model import Fp8Site
 
 def sites_of(file: SourceFile, docs: list[Document]) -> list[Fp8Site]:
     """Each document's sites from the first tree recognizer that answers for it."""
-    from fp8lint.frameworks.registry import tree_recognizers
+    from fp8lint.frameworks.registry import attributed, tree_recognizers
 
     sites: list[Fp8Site] = []
     for doc in docs:
-        for recognize in tree_recognizers():
+        for family, recognize in tree_recognizers():
             found = recognize(file, doc)
             if found:
-                sites.extend(found)
+                sites.extend(attributed(family, found))
                 break
     return sites
