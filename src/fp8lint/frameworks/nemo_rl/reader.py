@@ -18,7 +18,7 @@ Hugging Face checkpoint and then copies `megatron_cfg` onto it
 `env_vars` are exported to the workers (`NVTE_FP8_BLOCK_SCALING_FP32_SCALES: "1"` keeps FP32
 block scales for TE's blockwise recipe); the vLLM rollout's `generation.vllm_cfg.precision:
 fp8` quantizes inference, not training.  Both are recorded as notes, never as findings.
-A file's `defaults:` parents are merged before it is read (`frameworks/hydra.py`).
+A file's `defaults:` parents are merged before it is read (`frameworks/shared/hydra.py`).
 """
 
 from __future__ import annotations
