@@ -113,17 +113,27 @@ def _torchao_site(file: SourceFile, doc: Document, root: Node) -> Fp8Site:
     notes: list[SourceNote] = []
     values: dict[str, Setting[Any]] = {}
 
+    # the values the surface types (the tensorwise-only switches are only read for a note)
+    checked = surfaces.check(
+        "automodel", {k: args[k] for k in ("enabled", "recipe_name") if k in args}
+    )
+    invalid.extend(checked.invalid)
     en = args.get("enabled")
-    if en is None:
-        off = surfaces.defaults("automodel")["enabled"]
-        values["enabled"] = default(off, LABEL, "fp8.enabled", file.span_of(pair[0]))
-    elif not en.known:
-        values["enabled"] = written(en, None)
-    else:
-        flag = as_bool(en.value)
-        if flag is None:
-            invalid.append(invalid_note(en, "expected true or false"))
-        values["enabled"] = written(en, flag)
+    values["enabled"] = (
+        written(en, None)  # a rejected switch shows as written, value None (as it always has)
+        if en is not None and en.known and not checked.ok("enabled")
+        else surfaces.setting_of(
+            en,
+            checked,
+            "enabled",
+            missing=lambda: default(
+                surfaces.defaults("automodel")["enabled"],
+                LABEL,
+                "fp8.enabled",
+                file.span_of(pair[0]),
+            ),
+        )
+    )
     anchor = values["enabled"].span or span
 
     name = args.get("recipe_name")
@@ -137,16 +147,9 @@ def _torchao_site(file: SourceFile, doc: Document, root: Node) -> Fp8Site:
             anchor,
             "no recipe_name: AutoModel builds torchao's tensorwise Float8LinearConfig",
         )
-    elif not name.known:
-        values["recipe"] = written(name, None)
-    elif str(name.value) in ("tensorwise", "rowwise", "rowwise_with_gw_hp"):
-        recipe_name = str(name.value)
-        values["recipe"] = written(name, RECIPES[recipe_name])
     else:
-        invalid.append(invalid_note(name, "expected tensorwise, rowwise or rowwise_with_gw_hp"))
-        values["recipe"] = Setting[Recipe].model_construct(
-            known=False, span=name.value_span, key=name.key, provenance="written"
-        )
+        recipe_name = checked.values.get("recipe_name")
+        values["recipe"] = surfaces.setting_of(name, checked, "recipe_name", convert=RECIPES.get)
     if recipe_name is not None:
         fmt = implied_format(values["recipe"], "fp8.recipe_name")
         if fmt is not None:
@@ -213,22 +216,23 @@ def _te_sites(file: SourceFile, root: Node) -> list[Fp8Site]:
         fmt: Setting[Any] = Setting[Fp8Format].model_construct(known=False)
         arg = args.get("recipe")
         if arg is None and pair[1].deref().get("recipe") is None:
-            rec, form, cls = TE_RECIPES["current"]
-            recipe = default(rec, LABEL, prefix + ".recipe", key_span, f"default `current`: {cls}")
+            name = surfaces.defaults("automodel")["te_fp8_recipe"]
+            rec, form, cls = TE_RECIPES[name]
+            recipe = default(rec, LABEL, prefix + ".recipe", key_span, f"default `{name}`: {cls}")
             fmt = default(form, "Transformer Engine", prefix + ".recipe", key_span)
         elif arg is None or not arg.known:
             recipe = Setting[Recipe].model_construct(
                 known=False, key=prefix + ".recipe", note="a TE recipe object fp8lint does not read"
             )
-        elif str(arg.value) in TE_RECIPES:
-            rec, form, cls = TE_RECIPES[str(arg.value)]
-            recipe = written(arg, rec, f"TE {cls}")
-            fmt = default(form, "Transformer Engine", arg.key, arg.value_span, f"{cls} default")
         else:
-            invalid.append(invalid_note(arg, "expected current, block or mxfp8"))
-            recipe = Setting[Recipe].model_construct(
-                known=False, span=arg.value_span, key=arg.key, provenance="written"
-            )
+            checked = surfaces.check("automodel", {"te_fp8_recipe": arg})
+            invalid.extend(checked.invalid)
+            if checked.ok("te_fp8_recipe"):
+                rec, form, cls = TE_RECIPES[checked.values["te_fp8_recipe"]]
+                recipe = written(arg, rec, f"TE {cls}")
+                fmt = default(form, "Transformer Engine", arg.key, arg.value_span, f"{cls} default")
+            else:
+                recipe = surfaces.rejected(arg)
         sites.append(
             Fp8Site.model_construct(
                 path=file.path,

@@ -21,7 +21,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, cast
 
 from fp8lint.frameworks.shared import surfaces
-from fp8lint.frameworks.shared.base import default, invalid_note, note, written
+from fp8lint.frameworks.shared.base import default, note, written
 from fp8lint.frameworks.shared.te_recipes import (
     ALGOS,
     CHECKED,
@@ -252,7 +252,8 @@ def _format(ctx: Context, val: Val, invalid: list[SourceNote]) -> Setting[Any]:
     arg = val.arg
     if not arg.known:
         return written(arg, None)
-    if isinstance(arg.value, str) and arg.value in FORMATS:
-        return written(arg, FORMATS[arg.value])
-    invalid.append(invalid_note(arg, "expected HYBRID, E4M3 or E5M2 (TE's Format member names)"))
-    return ctx.unreadable(arg)
+    checked = surfaces.check("lightning", {"fp8_format": arg})
+    invalid.extend(checked.invalid)
+    if not checked.ok("fp8_format"):
+        return ctx.unreadable(arg)
+    return written(arg, FORMATS[checked.values["fp8_format"]])

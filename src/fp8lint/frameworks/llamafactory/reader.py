@@ -55,10 +55,9 @@ LF_KEYS = frozenset(
 )
 # keys of axolotl's config schema (`utils/schemas/config.py`)
 AXOLOTL_KEYS = frozenset({"datasets", "sequence_len", "micro_batch_size", "num_epochs", "adapter"})
-LF_BACKENDS = ("auto", "torchao", "te", "msamp")
 # LLaMA-Factory's TE handler: FP8RecipeKwargs/TERecipeKwargs(fp8_format="HYBRID",
-# amax_history_len=16, amax_compute_algo="max"); margin and interval are Accelerate's
-LF_TE = {"margin": 0, "amax_history_len": 16, "interval": 1}
+# amax_history_len=16, amax_compute_algo="max"); margin and interval are Accelerate's defaults
+LF_HISTORY = 16
 LF_FILTER_NOTE = (
     "LLaMA-Factory's module filter skips layers named embed, lm_head, output or classifier"
 )
@@ -117,10 +116,13 @@ def _site(file: SourceFile, root: Node, args: dict[str, Arg], which: str) -> Fp8
         elif not arg.known:
             backend, backend_setting = "", written(arg, None)
         else:
-            backend = str(arg.value).lower()
+            checked = surfaces.check("llamafactory", {"fp8_backend": arg})
+            invalid.extend(checked.invalid)
+            # a rejected backend stays as written, case-folded: like msamp, it is none of the
+            # three LLaMA-Factory builds a recipe for
+            ok = checked.ok("fp8_backend")
+            backend = checked.values["fp8_backend"] if ok else str(arg.value).lower()
             backend_setting = written(arg, backend)
-            if backend not in LF_BACKENDS:
-                invalid.append(invalid_note(arg, "expected auto, torchao, te or msamp"))
         where = backend_setting.span or anchor
         if backend == "te":
             values["recipe"] = Setting[Recipe].model_construct(
@@ -132,8 +134,10 @@ def _site(file: SourceFile, root: Node, args: dict[str, Arg], which: str) -> Fp8
                 note="LLaMA-Factory builds Accelerate's Transformer Engine handler",
             )
             values["fmt"] = fixed(Fp8Format.HYBRID, "fp8_format")
-            for name, value in LF_TE.items():
-                values[name] = fixed(value, name)
+            accelerate = surfaces.defaults("accelerate")  # margin and interval stay Accelerate's
+            values["margin"] = fixed(accelerate["margin"], "margin")
+            values["amax_history_len"] = fixed(LF_HISTORY, "amax_history_len")
+            values["interval"] = fixed(accelerate["interval"], "interval")
             values["amax_compute_algo"] = fixed(AmaxAlgo.MAX, "amax_compute_algo")
             reduce = delayed_defaults()["reduce_amax"]
             values["reduce_amax"] = default(reduce, TE, "reduce_amax", anchor)

@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from fp8lint.frameworks.shared import surfaces
-from fp8lint.frameworks.shared.base import default, invalid_note, written
+from fp8lint.frameworks.shared.base import default, written
 from fp8lint.model import Fp8Site, Framework, Recipe, Setting, SourceNote
 
 if TYPE_CHECKING:
@@ -22,7 +22,6 @@ if TYPE_CHECKING:
     from fp8lint.frameworks.shared.python_args import Context
 
 LABEL = "MS-AMP"
-OPT_LEVELS = ("O1", "O2")
 
 
 def _is_initialize(ctx: Context, call: cst.Call) -> bool:
@@ -53,10 +52,12 @@ def site(ctx: Context, call: cst.Call) -> Fp8Site:
         level_setting = level_setting.model_copy(update={"note": note})
     else:
         arg = ctx.value_of("opt_level", level.node, level.value).arg
-        if arg.known and arg.value not in OPT_LEVELS:
-            extra = " (O3 exists only in MS-AMP's DeepSpeed integration)" if arg.value else ""
-            invalid.append(invalid_note(arg, f"expected 'O1' or 'O2'{extra}"))
-        level_setting = written(arg, arg.value if arg.known else None)
+        checked = surfaces.check("msamp", {"opt_level": arg})
+        invalid.extend(checked.invalid)
+        level_setting = surfaces.setting_of(arg, checked, "opt_level")
+        if arg.known and not checked.ok("opt_level"):
+            # rejected, yet kept as written: the recipe's note names the level MS-AMP refuses
+            level_setting = written(arg, arg.value)
     recipe: Setting[Any] = Setting[Recipe].model_construct(
         value=Recipe.MSAMP,
         known=True,

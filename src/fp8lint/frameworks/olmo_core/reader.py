@@ -64,15 +64,19 @@ def site(ctx: Context, tgt: Target) -> Fp8Site:
     kw.update(ctx.overrides(call))
     invalid: list[SourceNote] = []
     val = kw.get("enabled")
-    if val is None:
-        enabled = default(surfaces.defaults("olmo_core")["enabled"], LABEL, "enabled", call_span)
-    elif not val.arg.known:
-        enabled = written(val.arg, None)
-    elif isinstance(val.arg.value, bool):
-        enabled = written(val.arg, val.arg.value)
+    checked = surfaces.check("olmo_core", {"enabled": val.arg} if val is not None else {})
+    invalid.extend(checked.invalid)
+    if val is not None and val.arg.known and not checked.ok("enabled"):
+        enabled = ctx.unreadable(val.arg)  # as a rejected value has always read here
     else:
-        invalid.append(invalid_note(val.arg, "expected True or False"))
-        enabled = ctx.unreadable(val.arg)
+        enabled = surfaces.setting_of(
+            val.arg if val is not None else None,
+            checked,
+            "enabled",
+            missing=lambda: default(
+                surfaces.defaults("olmo_core")["enabled"], LABEL, "enabled", call_span
+            ),
+        )
     recipe = _recipe(ctx, call_span, kw, invalid)
     values: dict[str, Setting[Any]] = {"recipe": recipe}
     fmt = implied_format(recipe)
@@ -205,15 +209,13 @@ def _recipe_name(ctx: Context, val: Val, invalid: list[SourceNote]) -> Setting[A
     from fp8lint.frameworks.shared.python_args import member_of
 
     arg = val.arg
-    name: str | None = None
     if dotted(val.node) is not None and m.matches(val.node, member_of(RECIPE_ENUM)):
         name = val.node.attr.value  # type: ignore[attr-defined]
         arg = replace(arg, known=True, value=name, note=None)
-    elif arg.known and isinstance(arg.value, str):
-        name = arg.value
     elif not arg.known:
         return written(arg, None)
-    if name is None or name not in ("tensorwise", "rowwise", "rowwise_with_gw_hp"):
-        invalid.append(invalid_note(arg, "expected tensorwise, rowwise or rowwise_with_gw_hp"))
+    checked = surfaces.check("olmo_core", {"ao_recipe": arg})
+    invalid.extend(checked.invalid)
+    if not checked.ok("ao_recipe"):
         return ctx.unreadable(arg)
-    return written(arg, RECIPES[name])
+    return written(arg, RECIPES[checked.values["ao_recipe"]])

@@ -17,7 +17,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, cast
 
-from fp8lint.frameworks.shared.base import default, invalid_note, written
+from fp8lint.frameworks.shared import surfaces
+from fp8lint.frameworks.shared.base import default, written
 from fp8lint.frameworks.shared.torchao_recipes import RECIPES, implied_format, mentions_moe
 from fp8lint.frameworks.torchtitan.toml import ROUTER_FQN
 from fp8lint.model import Fp8Site, Framework, Recipe, Setting, SourceNote
@@ -29,7 +30,6 @@ if TYPE_CHECKING:
 
 LABEL = "torchtitan"
 CONVERTER = "Float8LinearConverter"
-DEFAULT_RECIPE = "rowwise"
 HEAD_FQNS = ("lm_head", "output")
 
 
@@ -117,20 +117,20 @@ def _recipe(
         )
     val = kw.get("recipe_name")
     if val is None:
+        name = surfaces.defaults("torchtitan")["converter_recipe_name"]
         return default(
-            RECIPES[DEFAULT_RECIPE],
+            RECIPES[name],
             LABEL,
             "recipe_name",
             call_span,
-            f"no `recipe_name` given: torchtitan's converter uses `{DEFAULT_RECIPE}`",
+            f"no `recipe_name` given: torchtitan's converter uses `{name}`",
         )
     arg = val.arg
-    if not arg.known:
-        return written(arg, None)
-    if not isinstance(arg.value, str) or arg.value not in RECIPES:
-        invalid.append(invalid_note(arg, "expected rowwise or rowwise_with_gw_hp"))
+    checked = surfaces.check("torchtitan", {"converter_recipe_name": arg})
+    invalid.extend(checked.invalid)
+    if arg.known and not checked.ok("converter_recipe_name"):
         return ctx.unreadable(arg)
-    return written(arg, RECIPES[arg.value])
+    return surfaces.setting_of(arg, checked, "converter_recipe_name", convert=RECIPES.get)
 
 
 def _filters(ctx: Context, call_span: Any, val: Val | None) -> tuple[Setting[Any], Setting[Any]]:

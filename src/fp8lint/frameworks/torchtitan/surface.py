@@ -11,13 +11,20 @@ section was `[float8]` before commit 5b5d46856 (with `moe_fqns_prototype`, and i
 `all_axiswise`, `lw_axiswise_with_gw_hp` still read, renamed in commit 7fc8ad40d).  TOML
 values are typed, and torchtitan copies them into its dataclass unconverted, so a boolean
 must be a TOML boolean and names match exactly.
+
+The Python converter config (pytorch/torchtitan b5bcd76
+`torchtitan/components/quantization/float8.py`, `Float8LinearConverter.Config`) defaults
+`recipe_name` to `rowwise`; the reader validates it as `converter_recipe_name`.
 """
 
 from __future__ import annotations
 
+from typing import Annotated
+
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictStr
 
 from fp8lint.frameworks.shared.torchao_names import RecipeName
+from fp8lint.frameworks.shared.worded import worded
 
 _SECTION = ConfigDict(defer_build=True, extra="allow", validate_by_name=True)
 
@@ -71,5 +78,19 @@ class TorchtitanJob(BaseModel):
     float8: Float8Linear | None = None
 
 
-SURFACE = Float8Linear
+class TorchtitanKeys(Float8Linear):
+    """What the readers validate: the float8 section's keys and, as `converter_recipe_name`,
+    the Python converter config's `recipe_name` (any torchao name reaches torchao, but the
+    message names the two its type allows)."""
+
+    model_config = ConfigDict(
+        defer_build=True, extra="allow", validate_by_name=True, title="torchtitan FP8 keys"
+    )
+
+    converter_recipe_name: Annotated[
+        RecipeName, worded("expected rowwise or rowwise_with_gw_hp")
+    ] = "rowwise"
+
+
+SURFACE = TorchtitanKeys
 FILE = TorchtitanJob

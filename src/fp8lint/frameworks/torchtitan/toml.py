@@ -77,6 +77,8 @@ def _section_args(
     """The section's entries as `Arg`s, with the spans the TOML scanner recorded."""
     args: dict[str, Arg] = {}
     for key, value in section.items() if isinstance(section, dict) else ():
+        if key == "converter_recipe_name":
+            continue  # the surface's name for the Python converter's `recipe_name`
         path = (*section_path, key)
         value_span, entry = s.span(path), s.entry(path)
         if value_span is not None and entry is not None:
