@@ -156,7 +156,7 @@ def cache_location(cache_dir: str | None, configs: Resolver) -> str:
     """Where the cache lives: `--cache-dir`, else FP8LINT_CACHE_DIR, else `cache-dir` from
     the configuration of the working directory, else `.fp8lint_cache` in its root (the
     folder of that configuration file, or the working directory when there is none)."""
-    from fp8lint.engine.cache import location
+    from fp8lint.engine.cache_files import location
 
     explicit = cache_dir or os.environ.get("FP8LINT_CACHE_DIR")
     if explicit:
@@ -171,7 +171,7 @@ def cache_enabled(args: argparse.Namespace, configs: Resolver | None) -> bool:
     and the environment say)."""
     if args.fix or args.diff or args.no_cache:
         return False
-    from fp8lint.engine.cache import disabled_by_environment
+    from fp8lint.engine.cache_files import disabled_by_environment
 
     if disabled_by_environment():
         return False
@@ -471,7 +471,7 @@ def _check_selectors(selection: Any) -> None:
 
 def cmd_clean(args: argparse.Namespace) -> int:
     """Remove the cache directory `check` would use (exit 0, also when there is none)."""
-    from fp8lint.engine.cache import clean
+    from fp8lint.engine.cache_files import clean
     from fp8lint.engine.config import Resolver
 
     location = cache_location(args.cache_dir, Resolver(args.config))

@@ -18,6 +18,7 @@ from fp8lint.diagnostics import (
     TextEdit,
 )
 from fp8lint.engine import cache as cache_mod
+from fp8lint.engine import cache_keys
 from fp8lint.engine import lint as lint_module
 from fp8lint.engine import runner as run_module
 from fp8lint.report import OUTPUT_FORMATS
@@ -162,7 +163,7 @@ def test_a_trusted_fingerprint_skips_even_the_read(
     project: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # files written just now are "racy" (re-hashed on the next run); pretend they are old
-    monkeypatch.setattr(cache_mod, "RACY_NS", -(10**15))
+    monkeypatch.setattr(cache_keys, "RACY_NS", -(10**15))
     first = check(capsys, ".")
     real_read = run_module.read_bytes
 
@@ -546,23 +547,23 @@ def test_checking_a_dependency_never_blocks_on_a_pipe(tmp_path: Path) -> None:
     of a FIFO would wait for a writer)."""
     pipe = tmp_path / "base.yaml"
     os.mkfifo(pipe)
-    assert cache_mod._dependency_holds((str(pipe), None, False, None)) is True
-    assert cache_mod.read_dependency(str(pipe)) is None
+    assert cache_keys.dependency_holds((str(pipe), None, False, None)) is True
+    assert cache_keys.read_dependency(str(pipe)) is None
     big = tmp_path / "big.yaml"
     big.write_text("x" * 200)
-    with cache_mod.recording() as read:
-        assert cache_mod.read_dependency(str(big), limit=100) is None
+    with cache_keys.recording() as read:
+        assert cache_keys.read_dependency(str(big), limit=100) is None
     assert read is not None and read[0][3] == "over:100"
-    assert cache_mod._dependency_holds(read[0]) is True
+    assert cache_keys.dependency_holds(read[0]) is True
     big.write_text("x" * 50)  # now under the limit: the result that skipped it is stale
-    assert cache_mod._dependency_holds(read[0]) is False
+    assert cache_keys.dependency_holds(read[0]) is False
 
 
 def test_code_fingerprint_covers_the_whole_package() -> None:
     # an edit to a framework recognizer or a rule must start a new cache, not only an edit to
     # the engine: the fingerprint counts every .py/.md file of the package (rules via their link)
     import fp8lint
-    from fp8lint.engine.cache import _code_fingerprint
+    from fp8lint.engine.cache_keys import code_fingerprint
 
     top = os.path.dirname(os.path.abspath(fp8lint.__file__))
     files = [
@@ -574,4 +575,4 @@ def test_code_fingerprint_covers_the_whole_package() -> None:
     ]
     assert any(n.startswith("fp8101_") for n in files)  # the rules are inside
     assert "python_sites.py" in files  # and the frameworks
-    assert int(_code_fingerprint()[16:], 16) == len(files) + 1  # + the version
+    assert int(code_fingerprint()[16:], 16) == len(files) + 1  # + the version

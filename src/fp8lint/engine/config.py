@@ -34,7 +34,7 @@ TYPE_CHECKING = False  # typing's import is a tenth of a pre-commit call
 if TYPE_CHECKING:
     from typing import Any
 
-    from fp8lint.engine.cache import ConfigMemo
+    from fp8lint.engine.cache_files import ConfigMemo
 
 __all__ = [
     "CONFIG_NAMES",
@@ -435,7 +435,7 @@ class Resolver:
         type mean no memo this run; loading the file then reports them."""
         if not self._remember:
             return None
-        from fp8lint.engine.cache import ConfigMemo, location
+        from fp8lint.engine.cache_files import ConfigMemo, location
 
         if self._cache_dir:
             return ConfigMemo(location(".", None, self._cache_dir))

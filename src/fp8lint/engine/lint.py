@@ -52,7 +52,7 @@ def default_reader(path: str, limit: int | None = None) -> bytes | None:
     """Related files are read through the cache module, which notes them while recording,
     with the bounds of a linted file (regular file, size limit; the time limit is the linted
     file's own, which covers reading its parents)."""
-    from fp8lint.engine.cache import DEPENDENCY_LIMIT, read_dependency
+    from fp8lint.engine.cache_keys import DEPENDENCY_LIMIT, read_dependency
 
     return read_dependency(path, DEPENDENCY_LIMIT if limit is None else limit)
 
