@@ -428,11 +428,11 @@ class Resolver:
         return self._memo
 
     def _choose_memo(self) -> ConfigMemo | None:
-        """The cache directory of this run, as `cli.cache_location` finds it from the loaded
-        configuration, but found before loading: `cache` and `cache-dir` along the project
-        configuration's `extend` chain, each file read from the memo in the default place
-        (validated data, no TOML parsed) or else parsed, unvalidated.  Values of the wrong
-        type mean no memo this run; loading the file then reports them."""
+        """The cache directory of this run, as `engine.check.cache_location` finds it from the
+        loaded configuration, but found before loading: `cache` and `cache-dir` along the
+        project configuration's `extend` chain, each file read from the memo in the default
+        place (validated data, no TOML parsed) or else parsed, unvalidated.  Values of the
+        wrong type mean no memo this run; loading the file then reports them."""
         if not self._remember:
             return None
         from fp8lint.engine.cache_files import ConfigMemo, location
