@@ -683,6 +683,15 @@ def test_help_is_as_wide_as_argparse_makes_it(
 # ------------------------------------------------ the request a `check` runs from
 
 
+def test_every_check_option_is_added_once_in_the_help_order() -> None:
+    from fp8lint.arguments import CHECK_OPTIONS, CHECK_ORDER
+    from fp8lint.cli import CHECK_DEFAULTS
+
+    assert sorted(CHECK_ORDER) == sorted(CHECK_OPTIONS)
+    assert len(set(CHECK_ORDER)) == len(CHECK_ORDER)
+    assert set(CHECK_ORDER) == set(CHECK_DEFAULTS) - {"command"}
+
+
 @pytest.mark.parametrize(
     "words",
     [
