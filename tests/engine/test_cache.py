@@ -293,6 +293,70 @@ def test_internal_errors_are_not_cached(
     assert "risky.yaml:2:17: FP8101" in out
 
 
+# ----------------------------------------------------------------------------- planned fixes
+
+
+def test_fixes_are_planned_only_for_what_reads_them(
+    project: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A check plans fixes to apply, show or cache them; `github`, `markdown` and
+    --write-baseline without the cache, `show`, plan none (and print the same)."""
+    from fp8lint.frameworks import writer
+
+    planned: list[object] = []
+    real = writer.plan_to_fix
+
+    def counting(*args: object) -> object:
+        planned.append(args)
+        return real(*args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(writer, "plan_to_fix", counting)
+    runs = [
+        (["--no-cache", "--output-format", "github"], False),
+        (["--no-cache", "--output-format", "markdown"], False),
+        (["--no-cache", "--write-baseline", "b.json"], False),
+        (["--no-cache"], True),
+        (["--no-cache", "--output-format", "json"], True),
+        (["--no-cache", "--output-format", "github", "--statistics"], True),
+        (["--no-cache", "--output-format", "github", "--diff"], True),
+        (["--output-format", "github"], True),  # the cache keeps them for any later run
+    ]
+    for args, plans in runs:
+        main(["check", ".", *args])
+        capsys.readouterr()
+        assert bool(planned) is plans, args
+        planned.clear()
+    main(["show", "risky.yaml"])
+    assert "site 1: Megatron" in capsys.readouterr().out and not planned
+
+
+def test_findings_stored_without_fixes_do_not_serve_a_run_that_plans_them(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An entry from a run that planned no fix is whole only when it holds no finding: a run
+    that plans fixes lints the files with findings again, and stores them whole."""
+    from fp8lint.engine import RunSettings, run
+    from fp8lint.engine.cache import Cache
+
+    bare = run(["."], RunSettings(plan_fixes=False), cache=Cache(".fp8lint_cache"))
+    assert bare.diagnostics and all(d.fix is None for d in bare.diagnostics)
+    stored = entries(project)
+    with_findings = sorted(k for k, e in stored.items() if e[6])
+    assert with_findings and all(stored[k][7] is False for k in with_findings)
+    assert all(e[7] is True for k, e in stored.items() if k not in with_findings)
+    parses = Parses(monkeypatch)
+    again = run(["."], RunSettings(plan_fixes=False), cache=Cache(".fp8lint_cache"))
+    assert parses.take() == [] and again.diagnostics == bare.diagnostics
+    planned = run(["."], RunSettings(), cache=Cache(".fp8lint_cache"))
+    assert parses.take() == with_findings
+    assert any(d.fix is not None for d in planned.diagnostics)
+    assert all(e[7] is True for e in entries(project).values())
+    assert run(["."], RunSettings(), cache=Cache(".fp8lint_cache")).diagnostics == (
+        planned.diagnostics
+    )
+    assert parses.take() == []
+
+
 # ----------------------------------------------------------------------------- off switches
 
 

@@ -80,7 +80,8 @@ def cmd_show(args: argparse.Namespace) -> int:
             if args.output_format != "json":
                 print(f"{printable(shown)}: no FP8 settings")
             continue
-        diags, sites = lint_text(shown, text, kind, RunSettings())
+        # only the sites and FP8001 are shown: no fix is
+        diags, sites = lint_text(shown, text, kind, RunSettings(plan_fixes=False))
         # a record of unidentified FP8 keys is no FP8 site of any family: not shown
         sites = [s for s in sites if s.framework.value != "unidentified"]
         for d in diags:

@@ -18,7 +18,9 @@ An entry is keyed on the path shown in findings and holds
   and hash, or a note that it could not be read; a dependency that changed, vanished or
   became readable makes the entry stale;
 - the findings (see `encode_diagnostic`), or null for a file in which the prefilter found
-  nothing: skipping such a file costs a stat instead of a read and a scan of its bytes.
+  nothing: skipping such a file costs a stat instead of a read and a scan of its bytes;
+- whether the findings carry their fixes: a run that planned none (`RunSettings.plan_fixes`)
+  stores findings without them, which do not serve a run that plans fixes.
 Each shard records the format, the fp8lint version and a fingerprint of fp8lint's own files
 (names, sizes and mtimes), so an upgrade or an edited checkout starts afresh.
 
@@ -143,6 +145,7 @@ class Probe:
     fingerprint: Fingerprint | None = None
     trusted: bool = False
     digest: str | None = None
+    fixes: bool = True  # the run plans fixes: only findings that carry them serve it
 
 
 class Cache:
@@ -182,10 +185,11 @@ class Cache:
         trusted one, and every dependency holds; otherwise a probe to `confirm_facts` with the
         file's bytes."""
         text = self._settings_text(settings)
-        found = Probe(shown, text)
+        found = Probe(shown, text, fixes=settings.plan_fixes)
         shard = self._shard(shard_index(shown))
         entry = shard.entries.get(shown)
-        # entry: [settings index, fingerprint, trusted, sha256, day, dependencies, findings]
+        # entry: [settings index, fingerprint, trusted, sha256, day, dependencies, findings,
+        # whether the findings carry their fixes]
         if (
             not isinstance(entry, list)
             or len(entry) != ENTRY_LENGTH
@@ -196,6 +200,7 @@ class Cache:
             or not isinstance(entry[3], str)
             or not isinstance(entry[5], list)
             or not all(valid_dependency(d) for d in entry[5])
+            or (found.fixes and entry[7] is not True)
         ):
             return found
         found.entry = entry
@@ -254,7 +259,7 @@ class Cache:
         dependencies: list[Dependency] | tuple[Dependency, ...] = (),
     ) -> None:
         """Remember a file's findings (None: the prefilter found nothing), unless they do
-        not survive encoding unchanged."""
+        not survive encoding unchanged; without planned fixes, only no findings are whole."""
         if found.fingerprint is None or found.digest is None:
             return
         encoded: list[dict[str, Any]] | None = None
@@ -272,7 +277,17 @@ class Cache:
             if path not in seen:
                 seen.add(path)
                 deps.append([path, fp, trust, digest])
-        entry = [-1, found.fingerprint, found.trusted, found.digest, self.today, deps, encoded]
+        whole = found.fixes or not diagnostics
+        entry = [
+            -1,
+            found.fingerprint,
+            found.trusted,
+            found.digest,
+            self.today,
+            deps,
+            encoded,
+            whole,
+        ]
         shard = self._shard(shard_index(found.shown))
         shard.entries[found.shown] = entry
         shard.changed[found.shown] = (found.settings, entry)

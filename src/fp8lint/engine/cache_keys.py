@@ -24,7 +24,7 @@ if TYPE_CHECKING:
 
     from fp8lint.settings import RunSettings
 
-FORMAT = 2  # of shards and of encoded diagnostics; bump on any change to either
+FORMAT = 3  # of shards and of encoded diagnostics; bump on any change to either
 RACY_NS = 2_000_000_000  # a file changed this close to its read is re-hashed next time
 DEPENDENCY_LIMIT = 4 * 4 * 1024 * 1024 + 4  # bytes: 4 Mi characters of UTF-8 and a BOM
 

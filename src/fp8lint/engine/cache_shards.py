@@ -18,8 +18,9 @@ if TYPE_CHECKING:
     from typing import Any
 
 SHARDS = 256
-# an entry: [settings index, fingerprint, trusted, sha256, day, dependencies, findings]
-ENTRY_LENGTH = 7
+# an entry: [settings index, fingerprint, trusted, sha256, day, dependencies, findings,
+# whether the findings carry their fixes]
+ENTRY_LENGTH = 8
 
 
 @record

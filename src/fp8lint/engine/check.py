@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import os
 
-from fp8lint.records import field, record
+from fp8lint.records import field, record, replace
+from fp8lint.report import SHOWS_FIXES
 from fp8lint.settings import FixMode, PathRules, RunSettings
 
 TYPE_CHECKING = False  # typing's import is a tenth of a pre-commit call
@@ -62,6 +63,17 @@ class CheckRequest:
     def unsafe(self) -> bool:
         """`--unsafe-fixes` with --fix or --diff (alone it changes nothing)."""
         return self.fix is not None and self.fix.unsafe
+
+    @property
+    def shows_fixes(self) -> bool:
+        """Whether this run applies or shows fixes: --fix, --diff, --statistics (`[*]`) and
+        the output formats that read them (`report.SHOWS_FIXES`); --write-baseline prints no
+        finding."""
+        if self.fix is not None:
+            return True
+        if self.write_baseline:
+            return False
+        return self.statistics or self.output_format in SHOWS_FIXES
 
 
 def configurations(request: CheckRequest) -> Resolver:
@@ -125,20 +137,26 @@ def run_request(
     from fp8lint.engine.runner import run, run_stdin
 
     cache = open_cache(request, configs)
+    settings = request.settings
     if stdin is not None:
         assert request.stdin_filename is not None
+        if not request.shows_fixes:
+            settings = replace(settings, plan_fixes=False)
         return run_stdin(
             stdin,
             request.stdin_filename,
-            request.settings,
+            settings,
             request.fix,
             configs,
             request.force_exclude,
             request.path_rules,
         )
+    # a cache entry serves later runs, whatever they show: it keeps the fixes
+    if not request.shows_fixes and cache is None:
+        settings = replace(settings, plan_fixes=False)
     result = run(
         request.paths,
-        request.settings,
+        settings,
         request.fix,
         configs,
         request.force_exclude,
