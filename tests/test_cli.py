@@ -678,3 +678,66 @@ def test_help_is_as_wide_as_argparse_makes_it(
     text = parser.format_help()
     parser.formatter_class = argparse.HelpFormatter
     assert text == parser.format_help()
+
+
+# ------------------------------------------------ the request a `check` runs from
+
+
+def test_every_check_option_is_added_once_in_the_help_order() -> None:
+    from fp8lint.arguments import CHECK_OPTIONS, CHECK_ORDER
+    from fp8lint.cli import CHECK_DEFAULTS
+
+    assert sorted(CHECK_ORDER) == sorted(CHECK_OPTIONS)
+    assert len(set(CHECK_ORDER)) == len(CHECK_ORDER)
+    assert set(CHECK_ORDER) == set(CHECK_DEFAULTS) - {"command"}
+
+
+@pytest.mark.parametrize(
+    "words",
+    [
+        ["check"],
+        ["check", "a.yaml", "b.py", "--no-cache", "--exit-zero", "-q"],
+        ["check", "--fix", "--unsafe-fixes", "--show-fixes", "--exit-non-zero-on-fix", "x"],
+        ["check", "--diff", "x"],
+        ["check", "--cache-dir", ".c", "--config=f.toml", "--output-format", "github", "x"],
+        ["check", "x", "--fail-on", "info", "--statistics", "--force-exclude"],
+    ],
+)
+def test_the_quick_scan_and_argparse_make_the_same_request(words: list[str]) -> None:
+    from fp8lint.arguments import parse_full
+    from fp8lint.cli import quick_check
+    from fp8lint.cli.check import check_request
+
+    quick = quick_check(words)
+    assert quick is not None
+    assert check_request(quick) == check_request(parse_full(words))  # type: ignore[arg-type]
+
+
+def test_the_request_holds_what_the_command_line_said() -> None:
+    from fp8lint.arguments import parse_full
+    from fp8lint.cli.check import check_request
+    from fp8lint.settings import FixMode, PathRules, Selection
+
+    request = check_request(
+        parse_full(
+            [
+                *("check", "a", "b", "--select", "FP81,FP82", "--ignore", "FP8101"),
+                *("--per-file-ignores", "t/*:FP82", "--extend-exclude", "build"),
+                *("--diff", "--unsafe-fixes", "--max-file-size", "1KiB", "--rule-url-base", "u/"),
+                *("--option", "min-margin=2", "-o", "out.txt", "--baseline", "b.json"),
+            ]
+        )
+    )
+    assert request.paths == ("a", "b")
+    assert request.settings.selection == Selection(("FP81", "FP82"), (), ("FP8101",))
+    assert request.settings.options == {"FP8106": {"min-margin": 2}}
+    assert request.settings.max_bytes == 1024
+    assert request.settings.command_line == frozenset({"max_bytes"})
+    assert request.path_rules == PathRules(None, ("build",), (("t/*", ("FP82",)),))
+    assert request.fix == FixMode(unsafe=True, write=False)
+    assert request.diff and request.unsafe and not request.cache
+    assert (request.output_file, request.baseline, request.rule_url_base) == (
+        "out.txt",
+        "b.json",
+        "u/",
+    )

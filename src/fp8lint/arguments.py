@@ -125,23 +125,17 @@ def parse_full(words: list[str]) -> argparse.Namespace:
     return build_parser(command if command in SUBCOMMANDS else None).parse_args(words)
 
 
-def _check_arguments(check: argparse.ArgumentParser) -> None:
-    check.add_argument("paths", nargs="*", default=["."], metavar="PATH")
-    # repeated selection flags accumulate, as ruff's do
-    check.add_argument(
-        "--select",
-        type=comma_list,
-        action="extend",
-        default=None,
-        help="rule codes, prefixes or names to run (replaces the default set; repeatable)",
-    )
-    check.add_argument(
-        "--extend-select", type=comma_list, action="extend", default=[], help="add rules to the set"
-    )
-    check.add_argument(
-        "--ignore", type=comma_list, action="extend", default=[], help="rules to skip (repeatable)"
-    )
-    check.add_argument(
+# `check`'s options by what they are about: each is (flags, add_argument's keywords)
+Option = tuple[tuple[str, ...], "dict[str, Any]"]
+
+
+def _option(*flags: str, **keywords: Any) -> Option:
+    return flags, keywords
+
+
+FILES = (  # what is read, and with which configuration
+    _option("paths", nargs="*", default=["."], metavar="PATH"),
+    _option(
         "--exclude",
         type=comma_list,
         action="extend",
@@ -149,151 +143,223 @@ def _check_arguments(check: argparse.ArgumentParser) -> None:
         metavar="PATTERNS",
         help="gitignore-style patterns (relative to the working directory) to skip, instead "
         "of the configuration's `exclude`",
-    )
-    check.add_argument(
+    ),
+    _option(
         "--extend-exclude",
         type=comma_list,
         action="extend",
         default=[],
         metavar="PATTERNS",
         help="patterns to skip in addition to the configured ones",
-    )
-    check.add_argument(
+    ),
+    _option(
+        "--force-exclude",
+        action="store_true",
+        help="apply `exclude` also to files named on the command line (for pre-commit)",
+    ),
+    _option(
+        "--config",
+        default=None,
+        metavar="FILE",
+        help="use this configuration file for every file (paths relative to the CWD)",
+    ),
+    _option(
+        "--stdin-filename",
+        default=None,
+        metavar="NAME",
+        help="with PATH `-`: read the file from standard input and check it as NAME (its "
+        "kind, its settings, NAME in the findings); with --fix the fixed text goes to stdout",
+    ),
+    _option(
+        "--show-settings",
+        action="store_true",
+        help="print the resolved settings for the given file and exit",
+    ),
+    _option(
+        "--show-files",
+        action="store_true",
+        help="print the files that would be checked (after exclusions) and exit",
+    ),
+)
+# repeated selection flags accumulate, as ruff's do
+SELECTION = (  # which rules run, with which options
+    _option(
+        "--select",
+        type=comma_list,
+        action="extend",
+        default=None,
+        help="rule codes, prefixes or names to run (replaces the default set; repeatable)",
+    ),
+    _option(
+        "--extend-select", type=comma_list, action="extend", default=[], help="add rules to the set"
+    ),
+    _option(
+        "--ignore", type=comma_list, action="extend", default=[], help="rules to skip (repeatable)"
+    ),
+    _option(
         "--per-file-ignores",
         action="append",
         default=None,
         metavar="PATTERN:CODES",
         help="ignore CODES (comma-separated) in files matching PATTERN, instead of the "
         "configuration's `per-file-ignores` (repeatable)",
-    )
-    check.add_argument(
-        "--statistics",
-        action="store_true",
-        help="print the number of findings per rule instead of the findings",
-    )
-    check.add_argument(
-        "--color",
-        choices=("auto", "always", "never"),
-        default="auto",
-        help="colour the text output: auto (a terminal, unless NO_COLOR is set; FORCE_COLOR "
-        "forces it), always or never",
-    )
-    check.add_argument(
+    ),
+    _option(
         "--option",
         action="append",
         default=[],
         metavar="NAME=VALUE",
         help="a rule option, e.g. min-amax-history-len=32 (repeatable)",
-    )
-    check.add_argument("--output-format", choices=OUTPUT_FORMATS, default="text")
-    check.add_argument(
+    ),
+)
+OUTPUT = (  # what is printed, where
+    _option("--output-format", choices=OUTPUT_FORMATS, default="text"),
+    _option(
         "-o",
         "--output-file",
         default=None,
         help="write the report to this file instead of standard output",
-    )
-    check.add_argument(
+    ),
+    _option(
+        "--color",
+        choices=("auto", "always", "never"),
+        default="auto",
+        help="colour the text output: auto (a terminal, unless NO_COLOR is set; FORCE_COLOR "
+        "forces it), always or never",
+    ),
+    _option("-q", "--quiet", action="store_true", help="print findings only"),
+    _option(
+        "--statistics",
+        action="store_true",
+        help="print the number of findings per rule instead of the findings",
+    ),
+    _option(
+        "--rule-url-base",
+        default=None,
+        metavar="URL",
+        help="where rule pages are published (URL + code), for links in SARIF and Markdown",
+    ),
+    _option("--baseline", default=None, metavar="FILE", help="report only findings not in FILE"),
+    _option(
+        "--write-baseline",
+        default=None,
+        metavar="FILE",
+        help="write every current finding to FILE (then exit 0)",
+    ),
+)
+EXIT = (  # the exit code
+    _option(
         "--fail-on",
         choices=FAIL_LEVELS,
         default=None,
         help="lowest severity that makes the exit code 1 (default: `fail-on` from the "
         "configuration, else warning)",
-    )
-    check.add_argument(
-        "--config",
-        default=None,
-        metavar="FILE",
-        help="use this configuration file for every file (paths relative to the CWD)",
-    )
-    check.add_argument(
-        "--show-settings",
-        action="store_true",
-        help="print the resolved settings for the given file and exit",
-    )
-    check.add_argument(
-        "--stdin-filename",
-        default=None,
-        metavar="NAME",
-        help="with PATH `-`: read the file from standard input and check it as NAME (its "
-        "kind, its settings, NAME in the findings); with --fix the fixed text goes to stdout",
-    )
-    check.add_argument(
-        "--show-files",
-        action="store_true",
-        help="print the files that would be checked (after exclusions) and exit",
-    )
-    check.add_argument(
-        "--force-exclude",
-        action="store_true",
-        help="apply `exclude` also to files named on the command line (for pre-commit)",
-    )
-    check.add_argument(
-        "--baseline", default=None, metavar="FILE", help="report only findings not in FILE"
-    )
-    check.add_argument(
-        "--write-baseline",
-        default=None,
-        metavar="FILE",
-        help="write every current finding to FILE (then exit 0)",
-    )
-    check.add_argument(
-        "--rule-url-base",
-        default=None,
-        metavar="URL",
-        help="where rule pages are published (URL + code), for links in SARIF and Markdown",
-    )
-    check.add_argument(
-        "--exit-zero", action="store_true", help="exit 0 even when there are findings"
-    )
-    check.add_argument("-q", "--quiet", action="store_true", help="print findings only")
-    check.add_argument("--fix", action="store_true", help="apply safe fixes in place")
-    check.add_argument(
+    ),
+    _option("--exit-zero", action="store_true", help="exit 0 even when there are findings"),
+)
+FIXING = (
+    _option("--fix", action="store_true", help="apply safe fixes in place"),
+    _option(
         "--unsafe-fixes",
         action="store_true",
         help="also apply (with --fix/--diff) or offer unsafe fixes",
-    )
-    check.add_argument(
+    ),
+    _option(
         "--diff",
         action="store_true",
         help="print the fixes as a unified diff instead of writing them "
         "(exit 1 when there is a diff)",
-    )
-    check.add_argument(
-        "--show-fixes", action="store_true", help="list the findings that --fix fixed"
-    )
-    check.add_argument(
+    ),
+    _option("--show-fixes", action="store_true", help="list the findings that --fix fixed"),
+    _option(
         "--exit-non-zero-on-fix",
         action="store_true",
         help="exit 1 when --fix changed a file, even if nothing is left",
-    )
-    check.add_argument(
+    ),
+)
+CACHE = (
+    _option(
         "--no-cache",
         action="store_true",
         help="neither read nor write the cache (also: FP8LINT_NO_CACHE=1, `cache = false`)",
-    )
-    check.add_argument(
+    ),
+    _option(
         "--cache-dir",
         default=None,
         metavar="DIR",
         help="where the cache lives (default: `cache-dir` from the configuration, else "
         ".fp8lint_cache in the project root; also: FP8LINT_CACHE_DIR)",
-    )
-    check.add_argument(
+    ),
+)
+LIMITS = (  # what one file may cost
+    _option(
         "--file-timeout",
         type=_seconds,
         default=None,
         metavar="SECONDS",
         help="report a file whose checks take longer as FP8001 and go on (default: "
         "`file-timeout` from the configuration, else 60; 0: no limit)",
-    )
-    check.add_argument(
+    ),
+    _option(
         "--max-file-size",
         type=_size,
         default=None,
         metavar="SIZE",
         help="larger files are an FP8001 finding, not read: bytes or e.g. 512KiB, 16MiB, 2MB "
         "(default: `max-file-size` from the configuration, else 4MiB)",
-    )
+    ),
+)
+CHECK_OPTIONS = {
+    flags[-1].lstrip("-").replace("-", "_"): (flags, keywords)
+    for group in (FILES, SELECTION, OUTPUT, EXIT, FIXING, CACHE, LIMITS)
+    for flags, keywords in group
+}
+# the order `check --help` lists them in, as it always has (argparse's messages about an
+# ambiguous abbreviation list them in this order too)
+CHECK_ORDER = (
+    "paths",
+    "select",
+    "extend_select",
+    "ignore",
+    "exclude",
+    "extend_exclude",
+    "per_file_ignores",
+    "statistics",
+    "color",
+    "option",
+    "output_format",
+    "output_file",
+    "fail_on",
+    "config",
+    "show_settings",
+    "stdin_filename",
+    "show_files",
+    "force_exclude",
+    "baseline",
+    "write_baseline",
+    "rule_url_base",
+    "exit_zero",
+    "quiet",
+    "fix",
+    "unsafe_fixes",
+    "diff",
+    "show_fixes",
+    "exit_non_zero_on_fix",
+    "no_cache",
+    "cache_dir",
+    "file_timeout",
+    "max_file_size",
+)
+
+
+def _check_arguments(check: argparse.ArgumentParser) -> None:
+    for name in CHECK_ORDER:
+        flags, keywords = CHECK_OPTIONS[name]
+        # a fresh list default for each parser, as a literal in the call would give
+        fresh: dict[str, Any] = {
+            k: list(v) if isinstance(v, list) else v for k, v in keywords.items()
+        }
+        check.add_argument(*flags, **fresh)
 
 
 def _clean_arguments(clean: argparse.ArgumentParser) -> None:

@@ -59,6 +59,9 @@ class RunSettings:
     # the fields above that the command line set (`max_bytes`, `file_timeout`): they win over
     # the configuration files; otherwise each file's closest configuration decides
     command_line: frozenset[str] = frozenset()
+    # whether each finding's fix is planned (its edits written out, `Diagnostic.fix`): not
+    # when nothing in the run applies, shows or keeps one
+    plan_fixes: bool = True
 
 
 @record(frozen=True)

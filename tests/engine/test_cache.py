@@ -18,6 +18,7 @@ from fp8lint.diagnostics import (
     TextEdit,
 )
 from fp8lint.engine import cache as cache_mod
+from fp8lint.engine import cache_keys
 from fp8lint.engine import lint as lint_module
 from fp8lint.engine import runner as run_module
 from fp8lint.report import OUTPUT_FORMATS
@@ -162,7 +163,7 @@ def test_a_trusted_fingerprint_skips_even_the_read(
     project: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # files written just now are "racy" (re-hashed on the next run); pretend they are old
-    monkeypatch.setattr(cache_mod, "RACY_NS", -(10**15))
+    monkeypatch.setattr(cache_keys, "RACY_NS", -(10**15))
     first = check(capsys, ".")
     real_read = run_module.read_bytes
 
@@ -290,6 +291,70 @@ def test_internal_errors_are_not_cached(
     monkeypatch.setattr(lint_module, "parse_file", real)
     _code, out = check(capsys, "risky.yaml")
     assert "risky.yaml:2:17: FP8101" in out
+
+
+# ----------------------------------------------------------------------------- planned fixes
+
+
+def test_fixes_are_planned_only_for_what_reads_them(
+    project: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A check plans fixes to apply, show or cache them; `github`, `markdown` and
+    --write-baseline without the cache, `show`, plan none (and print the same)."""
+    from fp8lint.frameworks import writer
+
+    planned: list[object] = []
+    real = writer.plan_to_fix
+
+    def counting(*args: object) -> object:
+        planned.append(args)
+        return real(*args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(writer, "plan_to_fix", counting)
+    runs = [
+        (["--no-cache", "--output-format", "github"], False),
+        (["--no-cache", "--output-format", "markdown"], False),
+        (["--no-cache", "--write-baseline", "b.json"], False),
+        (["--no-cache"], True),
+        (["--no-cache", "--output-format", "json"], True),
+        (["--no-cache", "--output-format", "github", "--statistics"], True),
+        (["--no-cache", "--output-format", "github", "--diff"], True),
+        (["--output-format", "github"], True),  # the cache keeps them for any later run
+    ]
+    for args, plans in runs:
+        main(["check", ".", *args])
+        capsys.readouterr()
+        assert bool(planned) is plans, args
+        planned.clear()
+    main(["show", "risky.yaml"])
+    assert "site 1: Megatron" in capsys.readouterr().out and not planned
+
+
+def test_findings_stored_without_fixes_do_not_serve_a_run_that_plans_them(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An entry from a run that planned no fix is whole only when it holds no finding: a run
+    that plans fixes lints the files with findings again, and stores them whole."""
+    from fp8lint.engine import RunSettings, run
+    from fp8lint.engine.cache import Cache
+
+    bare = run(["."], RunSettings(plan_fixes=False), cache=Cache(".fp8lint_cache"))
+    assert bare.diagnostics and all(d.fix is None for d in bare.diagnostics)
+    stored = entries(project)
+    with_findings = sorted(k for k, e in stored.items() if e[6])
+    assert with_findings and all(stored[k][7] is False for k in with_findings)
+    assert all(e[7] is True for k, e in stored.items() if k not in with_findings)
+    parses = Parses(monkeypatch)
+    again = run(["."], RunSettings(plan_fixes=False), cache=Cache(".fp8lint_cache"))
+    assert parses.take() == [] and again.diagnostics == bare.diagnostics
+    planned = run(["."], RunSettings(), cache=Cache(".fp8lint_cache"))
+    assert parses.take() == with_findings
+    assert any(d.fix is not None for d in planned.diagnostics)
+    assert all(e[7] is True for e in entries(project).values())
+    assert run(["."], RunSettings(), cache=Cache(".fp8lint_cache")).diagnostics == (
+        planned.diagnostics
+    )
+    assert parses.take() == []
 
 
 # ----------------------------------------------------------------------------- off switches
@@ -546,23 +611,23 @@ def test_checking_a_dependency_never_blocks_on_a_pipe(tmp_path: Path) -> None:
     of a FIFO would wait for a writer)."""
     pipe = tmp_path / "base.yaml"
     os.mkfifo(pipe)
-    assert cache_mod._dependency_holds((str(pipe), None, False, None)) is True
-    assert cache_mod.read_dependency(str(pipe)) is None
+    assert cache_keys.dependency_holds((str(pipe), None, False, None)) is True
+    assert cache_keys.read_dependency(str(pipe)) is None
     big = tmp_path / "big.yaml"
     big.write_text("x" * 200)
-    with cache_mod.recording() as read:
-        assert cache_mod.read_dependency(str(big), limit=100) is None
+    with cache_keys.recording() as read:
+        assert cache_keys.read_dependency(str(big), limit=100) is None
     assert read is not None and read[0][3] == "over:100"
-    assert cache_mod._dependency_holds(read[0]) is True
+    assert cache_keys.dependency_holds(read[0]) is True
     big.write_text("x" * 50)  # now under the limit: the result that skipped it is stale
-    assert cache_mod._dependency_holds(read[0]) is False
+    assert cache_keys.dependency_holds(read[0]) is False
 
 
 def test_code_fingerprint_covers_the_whole_package() -> None:
     # an edit to a framework recognizer or a rule must start a new cache, not only an edit to
     # the engine: the fingerprint counts every .py/.md file of the package (rules via their link)
     import fp8lint
-    from fp8lint.engine.cache import _code_fingerprint
+    from fp8lint.engine.cache_keys import code_fingerprint
 
     top = os.path.dirname(os.path.abspath(fp8lint.__file__))
     files = [
@@ -574,4 +639,4 @@ def test_code_fingerprint_covers_the_whole_package() -> None:
     ]
     assert any(n.startswith("fp8101_") for n in files)  # the rules are inside
     assert "python_sites.py" in files  # and the frameworks
-    assert int(_code_fingerprint()[16:], 16) == len(files) + 1  # + the version
+    assert int(code_fingerprint()[16:], 16) == len(files) + 1  # + the version

@@ -19,7 +19,7 @@ from fp8lint.diagnostics import (
     TextEdit,
     fingerprint,
 )
-from fp8lint.report import OUTPUT_FORMATS, Report, RuleMeta, render_output
+from fp8lint.report import OUTPUT_FORMATS, SHOWS_FIXES, Report, RuleMeta, render_output
 
 from ..conftest import SHARED, run_cli
 
@@ -540,6 +540,22 @@ def test_every_format_is_deterministic(fmt: str) -> None:
     )
     assert render_output(fmt, report) == render_output(fmt, report)
     render_output(fmt, Report([]))
+
+
+@pytest.mark.parametrize("fmt", OUTPUT_FORMATS)
+@pytest.mark.parametrize("fix", [SAFE_FIX, Fix(Applicability.DISPLAY_ONLY, "do it by hand")])
+def test_shows_fixes_names_the_formats_that_read_a_fix(fmt: str, fix: Fix) -> None:
+    """A check in a format outside SHOWS_FIXES plans no fix: its output must not depend on
+    one (and every format in it shows something of a safe fix)."""
+    rules = (RuleMeta("FP8101", "zero-headroom", "s", Severity.WARNING, "# FP8101\n"),)
+
+    def out(with_fix: Fix | None) -> str:
+        return render_output(fmt, Report([diag(fix=with_fix)], files_seen=1, rules=rules))
+
+    if fmt not in SHOWS_FIXES:
+        assert out(fix) == out(None)
+    elif fix is SAFE_FIX:
+        assert out(fix) != out(None)
 
 
 def test_unknown_format_is_refused(tmp_path: Path) -> None:

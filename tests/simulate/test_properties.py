@@ -14,7 +14,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from fp8lint.simulate import report, traces
+from fp8lint.simulate import report
 from fp8lint.simulate.recurrence import (
     ALGOS,
     DelayedSetting,
@@ -23,6 +23,7 @@ from fp8lint.simulate.recurrence import (
     sliding_maxima,
 )
 from fp8lint.simulate.traces import Trace, TraceError, load, read_csv
+from fp8lint.simulate.traces import csv as csv_trace
 
 from . import reference
 from .test_simulate import assert_same
@@ -156,7 +157,7 @@ CSV_AMAX = st.one_of(
 def test_streamed_csv_matches_the_plain_reader(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, rows: list[tuple[int, str]], shuffle: bool
 ) -> None:
-    monkeypatch.setattr(traces, "BLOCK_BYTES", 64)  # many blocks, so state crosses them
+    monkeypatch.setattr(csv_trace, "BLOCK_BYTES", 64)  # many blocks, so state crosses them
     step = [k // 3 for k in range(len(rows))]
     if shuffle:  # steps that go back across blocks: replayed again from memory
         step = step[::-1]

@@ -31,6 +31,7 @@ from fp8lint.simulate.traces import (
     read_te_log,
     synthetic,
 )
+from fp8lint.simulate.traces import csv as csv_trace
 
 from ..conftest import lint
 from . import reference
@@ -689,7 +690,7 @@ def test_cli_skips_nan_and_negative_amax_rows(
 ) -> None:
     """Issue 13: a NaN or negative amax is reported with its row, the run goes on, and the
     report counts the skipped rows (the old reader stopped at a negative amax)."""
-    monkeypatch.setattr(traces, "BLOCK_BYTES", 64)  # the rows are numbered across blocks
+    monkeypatch.setattr(csv_trace, "BLOCK_BYTES", 64)  # the rows are numbered across blocks
     rows = [f"{k},fc1.input:fwd,1.0\n" for k in range(40)]
     rows[2] = "2,fc1.input:fwd,nan\n"
     rows[30] = "30,fc1.input:fwd,-2\n"
@@ -733,7 +734,7 @@ def test_many_skipped_rows_are_counted_not_all_listed(tmp_path: Path) -> None:
 def test_streamed_csv_error_late_in_the_file_names_its_line(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    monkeypatch.setattr(traces, "BLOCK_BYTES", 64)
+    monkeypatch.setattr(csv_trace, "BLOCK_BYTES", 64)
     rows = [f"{k},a,1.0\n" for k in range(200)]
     rows[150] = "150,a,big\n"
     path = tmp_path / "t.csv"
@@ -746,7 +747,7 @@ def test_streamed_csv_error_late_in_the_file_names_its_line(
 def test_streamed_csv_with_steps_going_back_matches_the_plain_reader(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(traces, "BLOCK_BYTES", 64)
+    monkeypatch.setattr(csv_trace, "BLOCK_BYTES", 64)
     amax = [1.0] * 60
     amax[5] = 3.0
     text = "step,tensor,amax\n" + "".join(f"{59 - k},a,{amax[59 - k]}\n" for k in range(60))
@@ -793,7 +794,7 @@ def test_progress_bar_on_a_terminal_only(
 def test_streamed_csv_reads_names_and_passes_as_the_plain_reader(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, force: str
 ) -> None:
-    monkeypatch.setattr(traces, "BLOCK_BYTES", 64)
+    monkeypatch.setattr(csv_trace, "BLOCK_BYTES", 64)
     rows = []
     for k in range(30):
         rows.append(f"{k}, fc1 ,{2.0 if k == 12 else 1.0},fwd,x\n")  # names are stripped
@@ -818,7 +819,7 @@ def test_streamed_csv_reads_names_and_passes_as_the_plain_reader(
 def test_streamed_csv_pass_conflict_names_its_line(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    monkeypatch.setattr(traces, "BLOCK_BYTES", 64)
+    monkeypatch.setattr(csv_trace, "BLOCK_BYTES", 64)
     rows = "".join(f"{k},a,1.0,fwd\n" for k in range(50)) + "50,a,1.0,bwd\n"
     path = tmp_path / "t.csv"
     path.write_text("step,tensor,amax,pass\n" + rows)

@@ -34,7 +34,7 @@ TYPE_CHECKING = False  # typing's import is a tenth of a pre-commit call
 if TYPE_CHECKING:
     from typing import Any
 
-    from fp8lint.engine.cache import ConfigMemo
+    from fp8lint.engine.cache_files import ConfigMemo
 
 __all__ = [
     "CONFIG_NAMES",
@@ -428,14 +428,14 @@ class Resolver:
         return self._memo
 
     def _choose_memo(self) -> ConfigMemo | None:
-        """The cache directory of this run, as `cli.cache_location` finds it from the loaded
-        configuration, but found before loading: `cache` and `cache-dir` along the project
-        configuration's `extend` chain, each file read from the memo in the default place
-        (validated data, no TOML parsed) or else parsed, unvalidated.  Values of the wrong
-        type mean no memo this run; loading the file then reports them."""
+        """The cache directory of this run, as `engine.check.cache_location` finds it from the
+        loaded configuration, but found before loading: `cache` and `cache-dir` along the
+        project configuration's `extend` chain, each file read from the memo in the default
+        place (validated data, no TOML parsed) or else parsed, unvalidated.  Values of the
+        wrong type mean no memo this run; loading the file then reports them."""
         if not self._remember:
             return None
-        from fp8lint.engine.cache import ConfigMemo, location
+        from fp8lint.engine.cache_files import ConfigMemo, location
 
         if self._cache_dir:
             return ConfigMemo(location(".", None, self._cache_dir))

@@ -15,11 +15,12 @@ from fp8lint.settings import RunSettings
 
 TYPE_CHECKING = False  # typing's import is a tenth of a pre-commit call
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from typing import Any
 
     from fp8lint.documents.text import Reader, SourceFile
     from fp8lint.fixes import FixResult
-    from fp8lint.model import Fp8Site
+    from fp8lint.model import FixPlan, Fp8Site, Span
     from fp8lint.rule import Finding, Rule
 
 # what a kind's first file imports (`preload` does it before a file's clock starts)
@@ -52,7 +53,7 @@ def default_reader(path: str, limit: int | None = None) -> bytes | None:
     """Related files are read through the cache module, which notes them while recording,
     with the bounds of a linted file (regular file, size limit; the time limit is the linted
     file's own, which covers reading its parents)."""
-    from fp8lint.engine.cache import DEPENDENCY_LIMIT, read_dependency
+    from fp8lint.engine.cache_keys import DEPENDENCY_LIMIT, read_dependency
 
     return read_dependency(path, DEPENDENCY_LIMIT if limit is None else limit)
 
@@ -90,16 +91,21 @@ def lint_text(
 
 
 def fix_text(path: str, text: str, kind: str, settings: RunSettings, unsafe: bool) -> FixResult:
-    """The verified fix loop (`fp8lint.fixes.fix_text`) on one file's text."""
+    """The verified fix loop (`fp8lint.fixes.fix_text`) on one file's text (which needs
+    every finding's fix planned)."""
     from fp8lint.fixes import fix_text as loop
 
+    if not settings.plan_fixes:
+        settings = replace(settings, plan_fixes=True)
     return loop(text, partial(lint_text, path, kind=kind, settings=settings), unsafe)
 
 
 def apply_rules(sites: list[Fp8Site], settings: RunSettings, file: SourceFile) -> list[Diagnostic]:
+    """The selected rules' findings on `sites`; a finding's fix is planned only when the run
+    asks for fixes (`settings.plan_fixes`) and the finding stays in this file."""
     if not sites:
         return []
-    from fp8lint.frameworks.writer import plan_to_fix
+    plan_to_fix = _fix_writer() if settings.plan_fixes else None
     from fp8lint.model import Framework
     from fp8lint.rules import all_rules
 
@@ -114,9 +120,13 @@ def apply_rules(sites: list[Fp8Site], settings: RunSettings, file: SourceFile) -
             if site.framework == Framework.UNIDENTIFIED and not rule_cls.reads_unidentified:
                 continue  # keys of an unidentified family: no rule but FP8406 reads them
             for f in rule.check(site, options):
-                fix = plan_to_fix(file, site, index, f.fix) if f.fix is not None else None
+                here = _script_span(f.span.path, site, file)
+                fix = None
+                if f.fix is not None and plan_to_fix is not None and here is None:
+                    fix = plan_to_fix(file, site, index, f.fix)
                 d = _diagnostic(rule, f, fix, file)
-                d = _at_the_script(d, site, file)
+                if here is not None:
+                    d = _at_the_script(d, here, file)
                 if len(site.layers) > 1:
                     chain = f"effective config: {' > '.join(site.layers)}"
                     d = replace(d, note=f"{d.note}; {chain}" if d.note else chain)
@@ -124,20 +134,32 @@ def apply_rules(sites: list[Fp8Site], settings: RunSettings, file: SourceFile) -
     return _dedupe(out)
 
 
-def _at_the_script(d: Diagnostic, site: Fp8Site, file: SourceFile) -> Diagnostic:
-    """A finding about a config that a launch script's overrides change (the script switches
-    FP8 on over a template, or its base config is missing) is the script's: it is reported
-    at the script's line that switched FP8 on (or another line of it the site reads), and
-    points at the template's line as related.  The template alone is linted on its own."""
-    if d.path == file.path or not site.layers or not site.layers[-1].endswith("(overrides)"):
-        return d
+def _fix_writer() -> Callable[[SourceFile, Fp8Site, int, FixPlan], Fix]:
+    """The writer of fixes, imported only by a run that plans them (with the documents'
+    editors it is a few milliseconds of a call's start-up)."""
+    from fp8lint.frameworks.writer import plan_to_fix
+
+    return plan_to_fix
+
+
+def _script_span(path: str, site: Fp8Site, file: SourceFile) -> Span | None:
+    """Where in the launch script `file` a finding at `path` is reported, or None when it
+    stays where it is.  A finding about a config that a launch script's overrides change (the
+    script switches FP8 on over a template, or its base config is missing) is the script's:
+    it is reported at the script's line that switched FP8 on (or another line of it the site
+    reads).  The template alone is linted on its own."""
+    if path == file.path or not site.layers or not site.layers[-1].endswith("(overrides)"):
+        return None
     from fp8lint.model import SETTING_FIELDS
 
     spans = [site.enable_span, site.enabled.span]
     spans += [getattr(site, name).span for name in SETTING_FIELDS]
-    here = next((s for s in spans if s is not None and s.path == file.path), None)
-    if here is None:
-        return d
+    return next((s for s in spans if s is not None and s.path == file.path), None)
+
+
+def _at_the_script(d: Diagnostic, here: Span, file: SourceFile) -> Diagnostic:
+    """`d` reported at `here` in the launch script, pointing at the template's line as
+    related, without a fix: one would write into the template, which other scripts share."""
     written = Related(d.path, d.line, d.column, "the value is written here")
     return replace(
         d,
@@ -149,7 +171,7 @@ def _at_the_script(d: Diagnostic, site: Fp8Site, file: SourceFile) -> Diagnostic
         related=(written, *d.related),
         source_line=file.line_text(here.line),
         key=identity(file.line_text(here.line)),
-        fix=None,  # a fix would write into the template, which other scripts share
+        fix=None,
     )
 
 

@@ -95,5 +95,6 @@ class SettingsCache:
                 if "file_timeout" in given or cfg.file_timeout is None
                 else cfg.file_timeout,
                 command_line=given,
+                plan_fixes=cli.plan_fixes,
             )
         return self._cache[key]

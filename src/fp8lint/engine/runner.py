@@ -40,7 +40,8 @@ TYPE_CHECKING = False  # typing's import is a tenth of a pre-commit call
 if TYPE_CHECKING:
     from typing import Any
 
-    from fp8lint.engine.cache import Cache, Dependency, Probe
+    from fp8lint.engine.cache import Cache, Probe
+    from fp8lint.engine.cache_keys import Dependency
     from fp8lint.engine.config import Resolver
     from fp8lint.fixes import FixResult
 
@@ -343,7 +344,7 @@ def _read_job(
         read_at = time.time_ns()
         data, info = read_bytes(job.path, job.settings.max_bytes)
         if job.record:
-            from fp8lint.engine.cache import fingerprint, sha256, trusted
+            from fp8lint.engine.cache_keys import fingerprint, sha256, trusted
 
             facts = (fingerprint(info), trusted(info, read_at), sha256(data))
             if job.expected is not None and facts[2] == job.expected:
@@ -426,7 +427,7 @@ def _kept(diags: list[Diagnostic], parse_enabled: bool) -> list[Diagnostic]:
 def _lint_job(job: Job) -> tuple[list[Diagnostic], list[Dependency] | None]:
     """One file's findings, and the files it read besides itself when recording was asked
     (None when it was not, or when the result must not be cached)."""
-    from fp8lint.engine.cache import recording
+    from fp8lint.engine.cache_keys import recording
 
     shown, text, kind, settings, parse_enabled, record = job
     preload(kind)

@@ -22,6 +22,10 @@ OUTPUT_FORMATS = (
     "junit",
     "markdown",
 )
+# the formats whose renderers read `Diagnostic.fix` (its edits, message or applicability:
+# `[*]` and the fixable counts need the edits planned, which may demote a fix to
+# display-only); for the others, `github` and `markdown`, a check plans no fix
+SHOWS_FIXES = frozenset({"text", "concise", "json", "json-lines", "sarif", "rdjson", "junit"})
 
 
 @record(frozen=True)

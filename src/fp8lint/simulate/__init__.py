@@ -254,7 +254,8 @@ def recipe_from_config(path: str, needed: list[str] | None = None) -> tuple[dict
         raise SimulateError(f"{shown}: {exc.message}") from None
     if text is None:
         raise SimulateError(f"{shown}: no FP8 settings found")
-    diags, sites = lint_text(shown, text, kind, RunSettings())
+    # the recipe is read from the sites: no fix is needed
+    diags, sites = lint_text(shown, text, kind, RunSettings(plan_fixes=False))
     for d in diags:
         if d.code == "FP8001":
             raise SimulateError(f"{d.path}:{d.line}:{d.column}: {d.message}")

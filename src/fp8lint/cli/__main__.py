@@ -1,0 +1,5 @@
+import sys
+
+from fp8lint.cli import main
+
+sys.exit(main())
