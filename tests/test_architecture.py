@@ -52,3 +52,33 @@ def test_the_contract_catches_an_upward_import(tmp_path: Path) -> None:
     )
     assert r.returncode == 1, r.stdout + r.stderr
     assert "fp8lint.rules.fp8101_zero_headroom -> fp8lint.frameworks.megatron" in r.stdout
+
+
+MAX_LINES = 600
+
+
+def test_no_module_of_the_package_is_over_600_lines() -> None:
+    """The largest pieces are split at their seams (issue 18)."""
+    long = {
+        str(p.relative_to(ROOT)): n
+        for folder in ("src", "rules")
+        for p in (ROOT / folder).rglob("*.py")
+        if "egg-info" not in str(p)
+        and (n := len(p.read_text(encoding="utf-8").splitlines())) > MAX_LINES
+    }
+    assert not long, long
+
+
+def test_no_function_is_over_complexity_25() -> None:
+    """ruff's C901 at `max-complexity = 25` (pyproject.toml) over the package and the rules."""
+    ruff = shutil.which("ruff", path=os.path.dirname(sys.executable)) or shutil.which("ruff")
+    if ruff is None:
+        pytest.fail("ruff is not installed (it is part of the `test` extra)")
+    r = subprocess.run(
+        [ruff, "check", "--select", "C901", "--no-cache", "src", "rules"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert r.returncode == 0, r.stdout + r.stderr

@@ -1,6 +1,8 @@
-"""Frameworks: one module per framework family, each with its key spellings, its defaults
-(written once), a recognizer per document kind it appears in, and the writer that turns a
-fix plan into edits in its own syntax.
+"""Frameworks: one package per framework family (`NAME/`: its `FAMILY` descriptor, readers and
+surface model, where its spellings and defaults are written once), `shared/` for what
+families share, and the modules that route a document to the families (`registry`,
+`dispatch`, `trees`, `launch`, `python_sites`, `shell_families`) and write fixes (`writer`,
+`python_writer`, `spelling`).
 
 `recognize` is the one entry the engine calls: a decoded file and its kind in, `Fp8Site`
 records out.  Modules are imported only when a file of their kind needs them.
@@ -13,15 +15,6 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from fp8lint.documents.text import Reader, SourceFile
     from fp8lint.model import Fp8Site
-
-# the module that recognizes each document kind (imported on first use)
-RECOGNIZER_MODULES = {
-    "yaml": "fp8lint.frameworks.dispatch",
-    "json": "fp8lint.frameworks.dispatch",
-    "toml": "fp8lint.frameworks.dispatch",
-    "shell": "fp8lint.frameworks.dispatch",
-    "python": "fp8lint.frameworks.python_sites",
-}
 
 
 def recognize(file: SourceFile, kind: str, reader: Reader) -> list[Fp8Site]:
