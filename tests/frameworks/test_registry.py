@@ -189,3 +189,8 @@ def test_a_default_that_disagrees_with_its_surface_is_caught() -> None:
     assert tie(site.model_copy(update={"margin": wrong}))[1] == [
         "Megatron `MODEL_ARGS` block: margin 3 is not MegatronArgs.fp8_margin's"
     ]
+
+
+@pytest.mark.parametrize("family", FAMILIES, ids=NAMES)
+def test_every_family_has_its_own_test_file(family: registry.Family) -> None:
+    assert (ROOT / "tests" / "frameworks" / f"test_{family.name}.py").is_file()

@@ -1,10 +1,11 @@
-"""YAML/JSON sources: what lands in the model, with provenance and spans."""
+"""YAML/JSON dispatch: aliases, documents, unidentified keys and what any tree family shares
+(each family's own tests are in `test_NAME.py`)."""
 
 from __future__ import annotations
 
 from fp8lint.documents.text import SourceFile
 from fp8lint.engine import parse_file
-from fp8lint.model import AmaxAlgo, AmaxScope, Fp8Format, Framework, Recipe
+from fp8lint.model import Framework
 
 from ..conftest import lint
 
@@ -12,82 +13,6 @@ from ..conftest import lint
 def sites(text: str, name: str = "x.yaml"):  # type: ignore[no-untyped-def]
     file = SourceFile(name, text)
     return parse_file(file, "json" if name.endswith(".json") else "yaml")
-
-
-def test_megatron_model_args_defaults_are_named_and_point_at_the_switch() -> None:
-    (site,) = sites("MODEL_ARGS:\n  --tensor-model-parallel-size: 2\n  --fp8-format: hybrid\n")
-    assert site.framework == Framework.MEGATRON
-    assert site.enabled.value is True and site.enabled.span is not None
-    assert (site.enabled.span.line, site.enabled.span.column) == (3, 17)
-    assert site.fmt.value is Fp8Format.HYBRID
-    assert site.recipe.value is Recipe.DELAYED and site.recipe.provenance == "default"
-    assert site.amax_history_len.value == 1 and site.amax_history_len.default_of == "Megatron-LM"
-    assert site.amax_history_len.key == "--fp8-amax-history-len"
-    assert site.amax_compute_algo.value is AmaxAlgo.MOST_RECENT
-    assert site.tensor_parallel.value == 2 and site.tensor_parallel.written
-    assert site.amax_scope.value is AmaxScope.TP_DP_CP
-
-
-def test_megatron_bare_flags_negations_and_legacy_names() -> None:
-    (site,) = sites(
-        "MODEL_ARGS:\n  --fp8-hybrid: true\n  --no-fp8-wgrad: true\n"
-        "  --sequence-parallel:\n  --fp8-margin: ${MARGIN}\n"
-    )
-    assert site.fmt.value is Fp8Format.HYBRID
-    assert site.fp8_wgrad.value is False
-    assert site.sequence_parallel.value is True
-    assert site.margin.known is False and site.margin.written
-
-
-def test_multiple_model_args_blocks_are_separate_sites() -> None:
-    found = sites("MODEL_ARGS:\n  --fp8-format: e4m3\nMODEL_ARGS_2:\n  --bf16: true\n")
-    assert [s.enabled.value for s in found] == [True, False]
-
-
-def test_nemo_interpolations_resolve_and_unknown_resolvers_stay_unknown() -> None:
-    text = (
-        "base:\n  hist: 1024\n"
-        "model:\n  transformer_engine: true\n  fp8: true\n  fp8_hybrid: true\n"
-        "  fp8_amax_history_len: ${base.hist}\n  fp8_margin: ${multiply:1,2}\n"
-        "  tensor_model_parallel_size: ${.tp}\n  tp: 4\n  fp8_amax_compute_algo: ${nope.x}\n"
-        "  fp8_interval: ${int_div:4,2}\n"
-    )
-    (site,) = sites(text)
-    assert site.framework == Framework.NEMO1
-    assert site.amax_history_len.value == 1024
-    assert site.amax_history_len.via and site.amax_history_len.via[0].line == 2
-    # NeMo registers `multiply` (nemo/core/config/hydra_runner.py): fp8lint computes it
-    assert site.margin.known is True and site.margin.value == 2
-    # `int_div` is registered by none of NeMo, NeMo-RL, the Launcher: unknown, never guessed
-    assert site.interval.known is False and "resolver `int_div`" in (site.interval.note or "")
-    assert site.tensor_parallel.value == 4
-    assert site.amax_compute_algo.known is False
-
-
-def test_nemo_mcore_path_uses_megatron_defaults_and_ignores_reduce_amax() -> None:
-    (site,) = sites(
-        "model:\n  mcore_gpt: true\n  transformer_engine: true\n  fp8: true\n"
-        "  fp8_hybrid: true\n  reduce_amax: false\n"
-    )
-    assert site.amax_history_len.value == 1 and site.amax_history_len.provenance == "default"
-    assert site.reduce_amax.value is True
-    assert [n.kind for n in site.notes] == ["ignored"]
-
-
-def test_nemo_legacy_path_defaults() -> None:
-    (site,) = sites(
-        "model:\n  mcore_gpt: false\n  transformer_engine: true\n  fp8: true\n"
-        "  fp8_hybrid: true\n  reduce_amax: false\n"
-    )
-    assert site.amax_history_len.value == 1024
-    assert site.reduce_amax.value is False
-
-
-def test_nemo_world_size_from_trainer() -> None:
-    (site,) = sites(
-        "trainer:\n  devices: 8\n  num_nodes: 4\nmodel:\n  transformer_engine: true\n  fp8: false\n"
-    )
-    assert site.world_size.value == 32
 
 
 def test_alias_value_is_read_at_use_site_with_anchor_named() -> None:
@@ -98,30 +23,6 @@ def test_alias_value_is_read_at_use_site_with_anchor_named() -> None:
     assert site.amax_history_len.span is not None and site.amax_history_len.span.line == 4
     assert "hist" in (site.amax_history_len.note or "")
     assert site.amax_history_len.via[0].line == 1
-
-
-def test_accelerate_drops_most_recent_and_flags_wizard_keys() -> None:
-    (site,) = sites(
-        '{"mixed_precision": "fp8", "num_processes": 8, "fp8_config": {\n'
-        ' "backend": "TE", "amax_compute_algo": "most_recent",\n'
-        ' "amax_history_length": 16}}',
-        "acc.json",
-    )
-    assert site.framework == Framework.ACCELERATE
-    assert site.amax_compute_algo.value is AmaxAlgo.MAX
-    assert site.amax_compute_algo.default_of == "Transformer Engine"
-    assert sorted(n.kind for n in site.notes) == ["ignored", "misspelled"]
-    assert site.world_size.value == 8
-    assert site.amax_scope.value is AmaxScope.WORLD
-
-
-def test_deepspeed_msamp_section() -> None:
-    (site,) = sites(
-        '{"train_batch_size": 8, "msamp": {"enabled": true, "opt_level": "O4"}}', "ds.json"
-    )
-    assert site.framework == Framework.DEEPSPEED_MSAMP
-    assert site.is_on and site.recipe.value is Recipe.MSAMP
-    assert [n.kind for n in site.invalid] == ["invalid-value"]
 
 
 def test_files_without_a_known_shape_have_no_site() -> None:
@@ -153,15 +54,6 @@ def test_unidentified_keys_get_one_info_and_no_other_rule() -> None:
     assert d.code == "FP8406" and d.severity.value == "info" and d.fix is None
     assert (d.line, d.column) == (3, 1)
     assert "`fp8`, `fp8_scaling`, `fp8_amax_window`, `use_fp8_kv_cache` and 2 more" in d.message
-
-
-def test_yaml_cfg_reads_model_parallel_sibling() -> None:
-    (site,) = sites(
-        "language_model:\n  fp8: hybrid\n  fp8_margin: 0\n"
-        "model_parallel:\n  tensor_model_parallel_size: 8\n  sequence_parallel: true\n"
-    )
-    assert site.is_on and site.tensor_parallel.value == 8 and site.sequence_parallel.value is True
-    assert site.margin.key == "language_model.fp8_margin"
 
 
 def test_finding_through_an_alias_names_the_anchor() -> None:
@@ -242,14 +134,3 @@ def test_show_lists_no_site_for_unidentified_keys(tmp_path) -> None:  # type: ig
     assert r.returncode == 0 and r.stdout.strip() == "[]"
     r = run_cli("check", "--output-format", "json", "--exit-zero", "t.yaml", cwd=tmp_path)
     assert [d["code"] for d in __import__("json").loads(r.stdout)] == ["FP8406"]
-
-
-def test_a_boolean_fp8_switch_is_not_a_megatron_transformer_config() -> None:
-    # Megatron's `fp8` is a format or null; `fp8: true` beside `fp8_margin` is another stack's
-    # switch (it used to get Megatron's FP8101 and an FP8401 error, with a fix)
-    text = "trainer:\n  quantization:\n    fp8: true\n    fp8_margin: 0\n"
-    (record,) = sites(text)
-    assert record.framework == Framework.UNIDENTIFIED
-    assert [d.code for d in lint("x.yaml", text)] == ["FP8406"]
-    (site,) = sites(text.replace("fp8: true", "fp8: hybrid"))
-    assert site.framework == Framework.MEGATRON and site.is_on
