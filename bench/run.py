@@ -129,6 +129,9 @@ class Venv:
             subprocess.run(
                 [self.python, "-m", "pip", "install", "-q", "-U", "pip"], check=True, env=env
             )
+        # setuptools copies into the checkout's build/lib and never prunes it, so modules
+        # moved since an earlier build would ship beside their new homes: build afresh
+        shutil.rmtree(source / "build", ignore_errors=True)
         # the dependencies and peers, then fp8lint itself afresh (a regular install, not
         # editable: what `pip install fp8lint[...]` from a checkout gives)
         subprocess.run(

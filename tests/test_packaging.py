@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 import sysconfig
@@ -17,13 +18,17 @@ from fp8lint.rules import page_codes, rule_page
 from .conftest import ROOT
 
 
-def test_the_wheel_ships_every_package_folder(wheel: Path) -> None:
-    """Packages are found, not listed: a new family package ships without a pyproject edit."""
-    names = set(zipfile.ZipFile(wheel).namelist())
-    for init in (ROOT / "src").rglob("__init__.py"):
-        rel = init.relative_to(ROOT / "src")
-        if "rules" not in rel.parts and "egg-info" not in str(rel):
-            assert rel.as_posix() in names, rel
+def test_the_wheel_ships_exactly_the_source_modules(wheel: Path) -> None:
+    """Packages are found, not listed: a new family package ships without a pyproject edit,
+    and nothing ships that the source no longer has (a stale build/ would add moved modules
+    beside their new homes, and the registry would find a package without a descriptor)."""
+    shipped = {n for n in zipfile.ZipFile(wheel).namelist() if n.endswith(".py")}
+    source = {
+        p.relative_to(ROOT / "src").as_posix()
+        for p in (ROOT / "src" / "fp8lint").rglob("*.py")
+        if "__pycache__" not in p.parts
+    } | {f"fp8lint/rules/{p.name}" for p in (ROOT / "rules").glob("*.py")}  # through the link
+    assert shipped == source
 
 
 def test_the_installed_catalog_is_the_top_level_folder() -> None:
@@ -38,8 +43,20 @@ def test_the_installed_catalog_is_the_top_level_folder() -> None:
 @pytest.fixture(scope="module")
 def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("wheel")
+    tree = tmp_path_factory.mktemp("checkout")  # a copy without the checkout's build/
+    for name in ("src", "rules", "pyproject.toml", "README.md", "LICENSE"):
+        source = ROOT / name
+        if source.is_dir():
+            shutil.copytree(
+                source,
+                tree / name,
+                symlinks=True,
+                ignore=shutil.ignore_patterns("__pycache__", "*.egg-info"),
+            )
+        else:
+            shutil.copy(source, tree / name)
     r = subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "-w", str(out), str(ROOT)],
+        [sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "-w", str(out), str(tree)],
         capture_output=True,
         text=True,
         timeout=600,
