@@ -7,7 +7,17 @@ from typing import Any
 
 from fp8lint.diagnostics import Applicability, Severity
 from fp8lint.model import AmaxAlgo, Fp8Site
-from fp8lint.rule import Example, Finding, FixPlan, Rule, SetValue, enabled_related, term, where
+from fp8lint.rule import (
+    Example,
+    Finding,
+    FixPlan,
+    Rule,
+    SetValue,
+    enabled_related,
+    short_run,
+    term,
+    where,
+)
 
 
 def zero_headroom_cause(site: Fp8Site) -> str | None:
@@ -26,7 +36,8 @@ class ZeroHeadroom(Rule):
     code = "FP8101"
     name = "zero-headroom"
     severity = Severity.WARNING
-    fix = Applicability.SAFE
+    severity_note = "info for a fine-tune or a run under 10k steps"
+    fix = Applicability.UNSAFE
     summary = (
         "Delayed scaling with margin 0 and a one-step reference amax clips every amax increase"
     )
@@ -65,6 +76,7 @@ class ZeroHeadroom(Rule):
                 "MODEL_ARGS:\n  --bf16: true\n  --fp8-format: hybrid\n"
                 "  --fp8-amax-history-len: 1024\n  --fp8-amax-compute-algo: max\n"
             ),
+            unsafe=True,
         ),
         Example(
             "nemo.yaml",
@@ -75,6 +87,7 @@ class ZeroHeadroom(Rule):
                 "model:\n  transformer_engine: true\n  fp8: true\n  fp8_hybrid: true\n"
                 "  fp8_margin: 0\n  fp8_amax_history_len: 1024\n  fp8_amax_compute_algo: max\n"
             ),
+            unsafe=True,
         ),
         Example(
             "te.py",
@@ -86,6 +99,7 @@ class ZeroHeadroom(Rule):
                 "r = recipe.DelayedScaling(margin=0, amax_history_len=1024, "
                 'amax_compute_algo="max")\n'
             ),
+            unsafe=True,
         ),
         Example(
             "accelerate.json",
@@ -97,6 +111,7 @@ class ZeroHeadroom(Rule):
                 ' "fp8_config": {"backend": "TE", "amax_history_len": 1024,'
                 ' "amax_compute_algo": "max"}}\n'
             ),
+            unsafe=True,
         ),
         Example(
             "swift_pt.sh",
@@ -106,6 +121,7 @@ class ZeroHeadroom(Rule):
                 "megatron pt --fp8_format hybrid --fp8_amax_compute_algo max"
                 " --fp8_amax_history_len 1024\n"
             ),
+            unsafe=True,
         ),
     )
 
@@ -121,17 +137,20 @@ class ZeroHeadroom(Rule):
             if (algo.value is AmaxAlgo.MOST_RECENT and algo.written)
             else (hist if hist.written and hist.value == 1 else algo)
         )
+        note = (
+            "headroom 0 binades: each scale fits the previous micro-batch's amax exactly, so "
+            "any rise clips silently (a 2x spike loses half the outlier)"
+        )
+        short = short_run(site)
         yield Finding(
             span=where(target, site),
             message=f"zero headroom: {term(site.margin)} with {cause}",
-            note=(
-                "headroom 0 binades: each scale fits the previous micro-batch's amax exactly, so "
-                "any rise clips silently (a 2x spike loses half the outlier)"
-            ),
+            severity=Severity.INFO if short else None,
+            note=f"{note}; info for {short}, which sees few spikes" if short else note,
             related=enabled_related(site, target),
             headroom_binades=0.0,
             fix=FixPlan(
-                Applicability.SAFE,
+                Applicability.UNSAFE,
                 "set amax_history_len 1024 and amax_compute_algo max (NVIDIA's delayed recipe)",
                 (SetValue("amax_history_len", 1024), SetValue("amax_compute_algo", AmaxAlgo.MAX)),
             ),

@@ -14,7 +14,7 @@ class ShortAmaxHistory(Rule):
     code = "FP8102"
     name = "short-amax-history"
     severity = Severity.INFO
-    fix = Applicability.SAFE
+    fix = Applicability.UNSAFE
     summary = "Delayed scaling with `max` over a short amax history"
     options = (
         Option(
@@ -42,6 +42,7 @@ class ShortAmaxHistory(Rule):
             "trainer:\n  quantization:\n    fp8: true\n    amax_history_length: 4\n",
             lines=(4,),
             fixed="trainer:\n  quantization:\n    fp8: true\n    amax_history_length: 1024\n",
+            unsafe=True,
         ),
         Example(
             "short.yaml",
@@ -52,6 +53,7 @@ class ShortAmaxHistory(Rule):
                 "MODEL_ARGS:\n  --fp8-format: hybrid\n  --fp8-amax-history-len: 1024\n"
                 "  --fp8-amax-compute-algo: max\n"
             ),
+            unsafe=True,
         ),
         Example(
             "te4.py",
@@ -62,6 +64,7 @@ class ShortAmaxHistory(Rule):
                 "from transformer_engine.common.recipe import DelayedScaling\n"
                 "r = DelayedScaling(amax_history_len=1024)\n"
             ),
+            unsafe=True,
         ),
         Example(
             "opt.yaml",
@@ -73,6 +76,7 @@ class ShortAmaxHistory(Rule):
                 "MODEL_ARGS:\n  --fp8-format: hybrid\n  --fp8-amax-history-len: 1024\n"
                 "  --fp8-amax-compute-algo: max\n"
             ),
+            unsafe=True,
         ),
     )
 
@@ -97,7 +101,7 @@ class ShortAmaxHistory(Rule):
             ),
             headroom_binades=float(m),
             fix=FixPlan(
-                Applicability.SAFE,
+                Applicability.UNSAFE,
                 "set amax_history_len 1024",
                 (SetValue("amax_history_len", 1024),),
             ),

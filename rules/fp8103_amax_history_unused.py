@@ -14,7 +14,7 @@ class AmaxHistoryUnused(Rule):
     code = "FP8103"
     name = "amax-history-unused"
     severity = Severity.INFO
-    fix = Applicability.SAFE
+    fix = Applicability.UNSAFE
     summary = "`most_recent` with an amax history longer than 1: the window does nothing"
     valid = (
         Example(
@@ -36,6 +36,7 @@ class AmaxHistoryUnused(Rule):
                 "MODEL_ARGS:\n  --fp8-format: hybrid\n  --fp8-amax-history-len: 1024\n"
                 "  --fp8-amax-compute-algo: max\n"
             ),
+            unsafe=True,
         ),
         Example(
             "te.py",
@@ -46,6 +47,7 @@ class AmaxHistoryUnused(Rule):
                 "from transformer_engine.common.recipe import DelayedScaling\n"
                 "r = DelayedScaling(amax_history_len=64, amax_compute_algo='max')\n"
             ),
+            unsafe=True,
         ),
     )
 
@@ -69,7 +71,7 @@ class AmaxHistoryUnused(Rule):
             note=f"the window costs memory for nothing; {headroom}",
             headroom_binades=float(m) if m is not None else None,
             fix=FixPlan(
-                Applicability.SAFE,
+                Applicability.UNSAFE,
                 "set amax_compute_algo max",
                 (SetValue("amax_compute_algo", AmaxAlgo.MAX),),
             ),

@@ -14,7 +14,7 @@ class NegativeMargin(Rule):
     code = "FP8104"
     name = "negative-margin"
     severity = Severity.ERROR
-    fix = Applicability.SAFE
+    fix = Applicability.UNSAFE
     summary = "Negative margin: the scale overshoots FP8_MAX on every step"
     valid = (
         Example(
@@ -33,6 +33,7 @@ class NegativeMargin(Rule):
                 "MODEL_ARGS:\n  --fp8-format: hybrid\n  --fp8-margin: 0\n"
                 "  --fp8-amax-history-len: 1024\n  --fp8-amax-compute-algo: max\n"
             ),
+            unsafe=True,
         ),
         Example(
             "te.py",
@@ -43,6 +44,7 @@ class NegativeMargin(Rule):
                 "from transformer_engine.common.recipe import DelayedScaling\n"
                 "r = DelayedScaling(margin=0)\n"
             ),
+            unsafe=True,
         ),
     )
 
@@ -58,5 +60,5 @@ class NegativeMargin(Rule):
                 f"above 1/2^{-m} of it saturate on every step"
             ),
             headroom_binades=float(m),
-            fix=FixPlan(Applicability.SAFE, "set margin 0", (SetValue("margin", 0),)),
+            fix=FixPlan(Applicability.UNSAFE, "set margin 0", (SetValue("margin", 0),)),
         )

@@ -7,7 +7,7 @@ from typing import Any
 
 from fp8lint.diagnostics import Severity
 from fp8lint.model import Fp8Site, Framework, Recipe
-from fp8lint.rule import Example, Finding, Rule, term, where
+from fp8lint.rule import LONG_RUN_TOKENS, Example, Finding, Rule, planned_tokens, term, where
 
 # stacks that have Megatron's first/last-layers-in-BF16 switch
 MEGATRON_STACKS = (Framework.MEGATRON, Framework.NEMO1, Framework.NEMO2, Framework.BRIDGE)
@@ -53,6 +53,9 @@ class PerTensorOutlierLayers(Rule):
             return
         if site.gated_mlp.value is False:
             return  # the measured outliers (Fishman et al.) come from SwiGLU
+        tokens = planned_tokens(site)
+        if site.fine_tune.value is True or (tokens is not None and tokens < LONG_RUN_TOKENS):
+            return  # the divergence came after ~2x10^11 tokens of pre-training
         advice = (
             "switch to tensorwise with first/last layers in BF16, or to blockwise / mxfp8"
             if recipe is Recipe.DELAYED

@@ -14,7 +14,7 @@ class E4m3Gradients(Rule):
     code = "FP8206"
     name = "e4m3-gradients"
     severity = Severity.INFO
-    fix = Applicability.SAFE
+    fix = Applicability.UNSAFE
     summary = "E4M3 gradients with a per-tensor recipe"
     valid = (
         Example(
@@ -39,6 +39,7 @@ class E4m3Gradients(Rule):
                 "MODEL_ARGS:\n  --fp8-format: hybrid\n  --fp8-amax-history-len: 1024\n"
                 "  --fp8-amax-compute-algo: max\n"
             ),
+            unsafe=True,
         ),
         Example(
             "acc.json",
@@ -49,6 +50,7 @@ class E4m3Gradients(Rule):
                 '{"mixed_precision": "fp8",\n "fp8_config": {"backend": "TE",\n'
                 '  "fp8_format": "HYBRID"}}\n'
             ),
+            unsafe=True,
         ),
         Example(
             "cs.py",
@@ -59,6 +61,7 @@ class E4m3Gradients(Rule):
                 "from transformer_engine.common.recipe import Float8CurrentScaling, Format\n"
                 "r = Float8CurrentScaling(fp8_format=Format.HYBRID)\n"
             ),
+            unsafe=True,
         ),
     )
 
@@ -77,6 +80,6 @@ class E4m3Gradients(Rule):
                 + (" (one stale scale per tensor: delayed scaling)" if site.is_delayed else "")
             ),
             fix=FixPlan(
-                Applicability.SAFE, "use the hybrid format", (SetValue("fmt", Fp8Format.HYBRID),)
+                Applicability.UNSAFE, "use the hybrid format", (SetValue("fmt", Fp8Format.HYBRID),)
             ),
         )

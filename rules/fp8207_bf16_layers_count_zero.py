@@ -21,7 +21,7 @@ class Bf16LayersCountZero(Rule):
     code = "FP8207"
     name = "bf16-layers-count-zero"
     severity = Severity.WARNING
-    fix = Applicability.SAFE
+    fix = Applicability.UNSAFE
     summary = "first_last_layers_bf16 on, but both layer counts are 0 (NeMo 2 / Bridge defaults)"
     valid = (
         Example(
@@ -51,6 +51,7 @@ class Bf16LayersCountZero(Rule):
                 "fp8_recipe='tensorwise', first_last_layers_bf16=True, "
                 "num_layers_at_start_in_bf16=1, num_layers_at_end_in_bf16=1)\n"
             ),
+            unsafe=True,
         ),
         Example(
             "zero.yaml",
@@ -63,6 +64,7 @@ class Bf16LayersCountZero(Rule):
                 "  --first-last-layers-bf16: true\n  --num-layers-at-start-in-bf16: 1\n"
                 "  --num-layers-at-end-in-bf16: 1\n"
             ),
+            unsafe=True,
         ),
     )
 
@@ -80,7 +82,7 @@ class Bf16LayersCountZero(Rule):
                 "current-scaling recipe keeps 1 layer at each end in BF16"
             ),
             fix=FixPlan(
-                Applicability.SAFE,
+                Applicability.UNSAFE,
                 "keep 1 layer at the start and 1 at the end in BF16",
                 (
                     SetValue("num_layers_at_start_in_bf16", 1),

@@ -15,7 +15,7 @@ class ReduceAmaxOff(Rule):
     name = "reduce-amax-off"
     severity = Severity.WARNING
     severity_note = "error with SP/CP"
-    fix = Applicability.SAFE
+    fix = Applicability.UNSAFE
     summary = "reduce_amax false with delayed scaling under TP, SP or CP"
     valid = (
         Example(
@@ -44,6 +44,7 @@ class ReduceAmaxOff(Rule):
                 "  fp8_amax_compute_algo: max\n  reduce_amax: true\n"
                 "  tensor_model_parallel_size: 4\n  sequence_parallel: true\n"
             ),
+            unsafe=True,
         ),
     )
 
@@ -75,6 +76,6 @@ class ReduceAmaxOff(Rule):
             note=why,
             severity=severity,
             fix=FixPlan(
-                Applicability.SAFE, "set reduce_amax true", (SetValue("reduce_amax", True),)
+                Applicability.UNSAFE, "set reduce_amax true", (SetValue("reduce_amax", True),)
             ),
         )

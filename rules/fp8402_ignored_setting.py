@@ -49,6 +49,7 @@ class IgnoredSetting(Rule):
                 "MODEL_ARGS:\n  --fp8-format: hybrid\n  --fp8-amax-history-len: 1024\n"
                 "  --fp8-amax-compute-algo: max\n"
             ),
+            unsafe=True,
         ),
         Example(
             "wizard.yaml",
@@ -68,6 +69,7 @@ class IgnoredSetting(Rule):
             '  "fp8": {"enabled": true}\n}\n',
             lines=(4,),
             fixed='{\n  "train_batch_size": 8,\n  "bf16": {"enabled": true}\n}\n',
+            unsafe=True,
         ),
         Example(
             "cs_margin.yaml",
@@ -78,6 +80,7 @@ class IgnoredSetting(Rule):
                 "MODEL_ARGS:\n  --fp8-format: hybrid\n  --fp8-recipe: tensorwise\n"
                 "  --first-last-layers-bf16: true\n"
             ),
+            unsafe=True,
         ),
         Example(
             "wgrad.yaml",
@@ -88,6 +91,7 @@ class IgnoredSetting(Rule):
                 "MODEL_ARGS:\n  --fp8-format: hybrid\n  --fp8-amax-history-len: 1024\n"
                 "  --fp8-amax-compute-algo: max\n"
             ),
+            unsafe=True,
         ),
     )
 

@@ -16,7 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from fp8lint.diagnostics import ANY_VALUE, Diagnostic, TextEdit
+from fp8lint.diagnostics import ANY_VALUE, Applicability, Diagnostic, TextEdit
 
 if TYPE_CHECKING:
     from fp8lint.model import Fp8Site, Setting
@@ -24,6 +24,8 @@ if TYPE_CHECKING:
 MAX_ITERATIONS = 10
 # lints one text: (diagnostics with planned fixes, the sites they came from)
 Lint = Callable[[str], "tuple[list[Diagnostic], list[Fp8Site]]"]
+# why a text does not parse as its file's syntax, or None
+Parses = Callable[[str], "str | None"]
 
 
 def apply_edits(text: str, edits: list[TextEdit]) -> str:
@@ -52,9 +54,10 @@ class FixResult:
         return bool(self.fixed)
 
 
-def fix_text(text: str, lint: Lint, unsafe: bool) -> FixResult:
-    """Apply fixes until none is left (at most MAX_ITERATIONS rounds), verifying each round.
-    On any failed check the original text comes back, with the reason."""
+def fix_text(text: str, lint: Lint, unsafe: bool, parses: Parses | None = None) -> FixResult:
+    """Apply fixes until none is left (at most MAX_ITERATIONS rounds), verifying each round:
+    the new text must parse (`parses`, the whole file) and keep every site but the fields
+    the fixes meant.  On any failed check the original text comes back, with the reason."""
     current = text
     fixed: list[Diagnostic] = []
     diags, sites = lint(current)
@@ -73,19 +76,23 @@ def fix_text(text: str, lint: Lint, unsafe: bool) -> FixResult:
         if not chosen:
             return FixResult(current, fixed, diags)
         new = apply_edits(current, taken)
+        broken = parses(new) if parses is not None else None
+        if broken is not None:
+            return _unchanged(text, original, unsafe, f"the fixed file no longer parses ({broken})")
         new_diags, new_sites = lint(new)
         why = verify(sites, new_sites, diags, new_diags, chosen)
         if why is not None:
-            return FixResult(
-                text,
-                [],
-                refused(original, unsafe, why),
-                f"fix not applied: {why}; the file is unchanged",
-            )
+            return _unchanged(text, original, unsafe, why)
         current, diags, sites = new, new_diags, new_sites
         fixed.extend(chosen)
-    why = f"fixes did not settle after {MAX_ITERATIONS} rounds"
-    return FixResult(text, [], refused(original, unsafe, why), f"{why}; the file is unchanged")
+    return _unchanged(text, original, unsafe, f"fixes did not settle after {MAX_ITERATIONS} rounds")
+
+
+def _unchanged(text: str, original: list[Diagnostic], unsafe: bool, why: str) -> FixResult:
+    """The loop gave up: the original text, its findings with their fixes refused, and why."""
+    return FixResult(
+        text, [], refused(original, unsafe, why), f"fix not applied: {why}; the file is unchanged"
+    )
 
 
 def _overlaps(a: TextEdit, b: TextEdit) -> bool:
@@ -161,6 +168,20 @@ def refused(diags: list[Diagnostic], unsafe: bool, why: str) -> list[Diagnostic]
     out = []
     for d in diags:
         if d.fix is not None and d.fix.applies(unsafe):
+            fix = _replace(d.fix, message=f"{d.fix.message} (not applied: {why})", edits=())
+            d = _replace(d, fix=fix)
+        out.append(d)
+    return out
+
+
+def refused_at(diags: list[Diagnostic], level: Applicability, why: str) -> list[Diagnostic]:
+    """`diags` with the fixes of applicability `level` refused (edits dropped), saying why:
+    a check's verdict that the fix loop would not apply them."""
+    from fp8lint.records import replace as _replace
+
+    out = []
+    for d in diags:
+        if d.fix is not None and d.fix.edits and d.fix.applicability is level:
             fix = _replace(d.fix, message=f"{d.fix.message} (not applied: {why})", edits=())
             d = _replace(d, fix=fix)
         out.append(d)

@@ -399,6 +399,11 @@ class Fp8Site(BaseModel):
     num_experts: Setting[int] = _unset()
     seq_length: Setting[int] = _unset()
     micro_batch_size: Setting[int] = _unset()
+    # run length: the planned optimizer steps (`--train-iters`), and whether the run
+    # fine-tunes (`--finetune`); the severity policy reads them (short runs, fine-tunes)
+    train_steps: Setting[int] = _unset()
+    global_batch_size: Setting[int] = _unset()
+    fine_tune: Setting[bool] = _unset()
     # findings a source made about keys (misspellings, keys the framework ignores)
     notes: list[SourceNote] = Field(default_factory=list)
     # values a source could not read as the type the field needs (for FP8401)
@@ -465,8 +470,18 @@ FixOp = SetValue | RemoveEntry | RenameKey
 @dataclass(frozen=True)
 class FixPlan:
     """What a rule proposes, in terms of the model; the site's framework writer turns it into
-    text edits in its own syntax."""
+    text edits in its own syntax.
+
+    A plan that sets a value (a format, a recipe, a history, a margin, a parallel setting)
+    changes the training run, so it is never safe: only removals of keys that have no effect
+    and renames of misspelled keys may be.  The rule that tries otherwise fails at once."""
 
     applicability: Applicability
     message: str
     ops: tuple[FixOp, ...] = ()
+
+    def __post_init__(self) -> None:
+        if self.applicability is Applicability.SAFE and any(
+            isinstance(op, SetValue) for op in self.ops
+        ):
+            raise ValueError(f"a fix that sets a value changes the run: {self.message!r}")

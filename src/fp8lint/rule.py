@@ -30,7 +30,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import Any, ClassVar, cast
 
 from fp8lint.diagnostics import Applicability, Severity
 from fp8lint.model import (
@@ -182,6 +182,8 @@ def _shared(setting: Setting[Any]) -> str:
         return f", {note} defined at line {at.line}"
     if note.startswith("merged"):
         return f", merged in with `<<` from line {at.line}"
+    if note.startswith("set through"):  # a shell variable, assigned at `at`
+        return f", {note} assigned at line {at.line}"
     if setting.span is not None and at.start_offset == setting.span.start_offset:
         return ", anchored and shared"  # defined here, and read elsewhere through an alias
     return f", from line {at.line}"
@@ -222,3 +224,32 @@ def pow2(exponent: int) -> str:
     if -16 <= exponent <= 40:
         return f"{2.0**exponent:g}"
     return f"2^{exponent}"
+
+
+# the severity policy's line between a short run and a pre-training one
+# (../shared/reference/fp8-evidence.md, FP8-DS-ZERO-HEADROOM: info under ~10k steps)
+SHORT_RUN_STEPS = 10_000
+
+
+def short_run(site: Fp8Site) -> str | None:
+    """Why the run is known to be short (a fine-tune, or fewer than `SHORT_RUN_STEPS`
+    planned steps), in words for a note; None when it is long or its length is unknown."""
+    if site.fine_tune.value is True:
+        return f"a fine-tune ({term(site.fine_tune)})"
+    steps = site.train_steps.value
+    if isinstance(steps, int) and not isinstance(steps, bool) and 0 < steps < SHORT_RUN_STEPS:
+        return f"a short run ({term(site.train_steps)})"
+    return None
+
+
+# Fishman et al. 2024: per-tensor FP8 on SwiGLU diverged after about 2x10^11 tokens
+LONG_RUN_TOKENS = 2 * 10**11
+
+
+def planned_tokens(site: Fp8Site) -> int | None:
+    """Steps x global batch x sequence length, when all three are written or known."""
+    parts = (site.train_steps.value, site.global_batch_size.value, site.seq_length.value)
+    if all(isinstance(p, int) and not isinstance(p, bool) and p > 0 for p in parts):
+        steps, batch, seq = cast("tuple[int, int, int]", parts)
+        return steps * batch * seq
+    return None

@@ -1,5 +1,7 @@
 """`--fix` and `--diff` over a copy of the real third-party configs (../shared/corpus/real;
-skipped where absent): only files with a safe fix change, only where the fix said, the result
+skipped where absent).  The corpus has only info findings, so a plain `--fix` changes no file
+at all (an info finding's fix, and any fix that changes numerics, needs `--unsafe-fixes`);
+with `--unsafe-fixes` only files with a fix change, only where the fix said, the result
 parses and settles, and `--diff` writes nothing."""
 
 from __future__ import annotations
@@ -45,12 +47,15 @@ def check_json(tmp_path: Path, *extra: str) -> list[dict[str, Any]]:
     return data
 
 
-def safe_edits(findings: list[dict[str, Any]]) -> dict[str, list[list[dict[str, Any]]]]:
-    """filename -> the edit lists of its safe, concrete fixes (one list per finding)."""
+UNSAFE = "--unsafe-fixes"
+
+
+def fix_edits(findings: list[dict[str, Any]]) -> dict[str, list[list[dict[str, Any]]]]:
+    """filename -> the edit lists of its concrete safe or unsafe fixes (one per finding)."""
     out: dict[str, list[list[dict[str, Any]]]] = {}
     for d in findings:
         fix = d["fix"]
-        if fix and fix["applicability"] == "safe" and fix["edits"]:
+        if fix and fix["applicability"] in ("safe", "unsafe") and fix["edits"]:
             out.setdefault(d["filename"], []).append(fix["edits"])
     return out
 
@@ -106,14 +111,31 @@ def changed_rows_within_edits(before: str, after: str, fixes: list[list[dict[str
             assert rows <= touched, (tag, sorted(rows), sorted(touched))
 
 
-def test_fix_changes_only_safely_fixable_files_and_settles(corpus: Path, tmp_path: Path) -> None:
+def test_plain_fix_changes_no_file_whose_findings_are_all_info(
+    corpus: Path, tmp_path: Path
+) -> None:
     copy = copy_corpus(corpus, tmp_path)
     original = snapshot(copy)
     before = check_json(tmp_path)
-    assert not [d for d in before if d["code"] == "FP8001"]
-    fixable = safe_edits(before)
+    assert before and {d["severity"] for d in before} == {"info"}
+    assert not [d for d in before if d["fix"] and d["fix"]["applicability"] == "safe"]
+    r = run_cli("check", "corpus", "--fix", "--exit-zero", cwd=tmp_path)
+    assert r.returncode == 0 and "Traceback" not in r.stderr
+    assert snapshot(copy) == original  # no byte, no mode changed
+    r = run_cli("check", "corpus", "--diff", cwd=tmp_path)
+    assert r.returncode == 0 and r.stdout == ""
 
-    r = run_cli("check", "corpus", "--fix", "--output-format", "json", "--exit-zero", cwd=tmp_path)
+
+def test_unsafe_fix_changes_only_fixable_files_and_settles(corpus: Path, tmp_path: Path) -> None:
+    copy = copy_corpus(corpus, tmp_path)
+    original = snapshot(copy)
+    before = check_json(tmp_path, UNSAFE)
+    assert not [d for d in before if d["code"] == "FP8001"]
+    fixable = fix_edits(before)
+
+    r = run_cli(
+        "check", "corpus", "--fix", UNSAFE, "--output-format", "json", "--exit-zero", cwd=tmp_path
+    )
     assert r.returncode == 0, r.stderr
     assert r.stderr == ""  # no fix was refused, nothing failed to write
     reported_after_fix: list[dict[str, Any]] = json.loads(r.stdout)
@@ -123,7 +145,7 @@ def test_fix_changes_only_safely_fixable_files_and_settles(corpus: Path, tmp_pat
     # permissions are kept, for changed and unchanged files alike
     assert {k: m for k, (_, m) in fixed.items()} == {k: m for k, (_, m) in original.items()}
     changed = sorted(k for k in original if fixed[k][0] != original[k][0])
-    assert changed, "the corpus has safe fixes (the Accelerate E4M3 templates)"
+    assert changed, "the corpus has unsafe fixes (the Accelerate E4M3 templates)"
     assert set(changed) <= set(fixable), set(changed) - set(fixable)
     for name in changed:
         old, new = decode(original[name][0]), decode(fixed[name][0])
@@ -133,7 +155,7 @@ def test_fix_changes_only_safely_fixable_files_and_settles(corpus: Path, tmp_pat
             assert new == expected, name
 
     # the fixed corpus parses, and the run's report is what a fresh check says
-    after = check_json(tmp_path)
+    after = check_json(tmp_path, UNSAFE)
     assert not [d for d in after if d["code"] == "FP8001"]
 
     def rows(ds: list[dict[str, Any]]) -> list[tuple[Any, ...]]:
@@ -144,10 +166,12 @@ def test_fix_changes_only_safely_fixable_files_and_settles(corpus: Path, tmp_pat
         assert len([d for d in after if d["filename"] == name]) < len(
             [d for d in before if d["filename"] == name]
         )
-    assert not safe_edits(after)
+    assert not fix_edits(after)
 
     # a second --fix changes nothing
-    r2 = run_cli("check", "corpus", "--fix", "--output-format", "json", "--exit-zero", cwd=tmp_path)
+    r2 = run_cli(
+        "check", "corpus", "--fix", UNSAFE, "--output-format", "json", "--exit-zero", cwd=tmp_path
+    )
     assert r2.returncode == 0 and r2.stderr == ""
     assert snapshot(copy) == fixed
 
@@ -155,9 +179,9 @@ def test_fix_changes_only_safely_fixable_files_and_settles(corpus: Path, tmp_pat
 def test_diff_writes_nothing_and_matches_fix(corpus: Path, tmp_path: Path) -> None:
     copy = copy_corpus(corpus, tmp_path)
     original = snapshot(copy)
-    fixable = safe_edits(check_json(tmp_path))
+    fixable = fix_edits(check_json(tmp_path, UNSAFE))
 
-    r = run_cli("check", "corpus", "--diff", cwd=tmp_path)
+    r = run_cli("check", "corpus", "--diff", UNSAFE, cwd=tmp_path)
     assert snapshot(copy) == original  # byte-identical, same modes
     assert r.returncode == (1 if fixable else 0), r.stderr
     headers = sorted(
@@ -167,7 +191,7 @@ def test_diff_writes_nothing_and_matches_fix(corpus: Path, tmp_path: Path) -> No
     assert f"Would fix {sum(len(v) for v in fixable.values())} findings." in r.stderr
 
     # the diff is exactly what --fix then writes
-    r_fix = run_cli("check", "corpus", "--fix", "--exit-zero", cwd=tmp_path)
+    r_fix = run_cli("check", "corpus", "--fix", UNSAFE, "--exit-zero", cwd=tmp_path)
     assert r_fix.returncode == 0
     fixed = snapshot(copy)
     expected = []
@@ -187,7 +211,7 @@ def test_diff_writes_nothing_and_matches_fix(corpus: Path, tmp_path: Path) -> No
     assert r.stdout == "".join(expected)
 
     # on the fixed tree there is nothing left to diff
-    r2 = run_cli("check", "corpus", "--diff", cwd=tmp_path)
+    r2 = run_cli("check", "corpus", "--diff", UNSAFE, cwd=tmp_path)
     assert r2.returncode == 0 and r2.stdout == ""
     assert snapshot(copy) == fixed
 
@@ -195,7 +219,7 @@ def test_diff_writes_nothing_and_matches_fix(corpus: Path, tmp_path: Path) -> No
 def test_diff_exit_zero_with_exit_zero_flag(corpus: Path, tmp_path: Path) -> None:
     copy = copy_corpus(corpus, tmp_path)
     original = snapshot(copy)
-    r = run_cli("check", "corpus", "--diff", "--exit-zero", cwd=tmp_path)
+    r = run_cli("check", "corpus", "--diff", UNSAFE, "--exit-zero", cwd=tmp_path)
     assert r.returncode == 0
     assert r.stdout.startswith("--- a/corpus/")
     assert snapshot(copy) == original

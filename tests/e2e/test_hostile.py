@@ -512,7 +512,7 @@ def zoo(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Zoo]:
     if check.stdout.strip().startswith("["):
         for d in json.loads(check.stdout):
             found.setdefault(d["filename"], []).append(d)
-    fixed_run = run_cli("check", ".", "--fix", "-q", cwd=root)
+    fixed_run = run_cli("check", ".", "--fix", "--unsafe-fixes", "-q", cwd=root)
     after = snapshot(root)
     yield Zoo(root, check, found, before, after, fixed_run)
     assert not (root / MARKER).exists(), "a tag or a Python statement was executed"
@@ -637,7 +637,7 @@ def test_unreadable_file(tmp_path: Path) -> None:
         assert code == 1 and not err
         [d] = json.loads(out)
         assert d["code"] == "FP8001" and "permission denied" in d["message"]
-        code, _out, err = call_main("check", str(tmp_path), "--fix")
+        code, _out, err = call_main("check", str(tmp_path), "--fix", "--unsafe-fixes")
         assert "internal error" not in err
     finally:
         path.chmod(stat.S_IRUSR | stat.S_IWUSR)
@@ -649,7 +649,7 @@ def test_read_only_file_is_not_fixed(tmp_path: Path) -> None:
     path.write_text(RISKY_MEGATRON)
     path.chmod(stat.S_IRUSR)
     try:
-        code, _out, err = call_main("check", str(tmp_path), "--fix", "-q")
+        code, _out, err = call_main("check", str(tmp_path), "--fix", "--unsafe-fixes", "-q")
         assert "internal error" not in err
     finally:
         path.chmod(stat.S_IRUSR | stat.S_IWUSR)
@@ -1040,7 +1040,9 @@ def test_fix_through_a_link_keeps_the_link(tmp_path: Path) -> None:
     target = tmp_path / "real.yaml"
     target.write_text(RISKY_MEGATRON)
     os.symlink("real.yaml", tmp_path / "link.yaml")
-    _code, _out, err = call_main("check", str(tmp_path / "link.yaml"), "--fix", "-q")
+    _code, _out, err = call_main(
+        "check", str(tmp_path / "link.yaml"), "--fix", "--unsafe-fixes", "-q"
+    )
     assert "internal error" not in err
     assert (tmp_path / "link.yaml").is_symlink()
     assert "--fp8-amax-history-len: 1024" in target.read_text()

@@ -79,7 +79,7 @@ def test_pre_commit_try_repo(tmp_path: Path) -> None:
     )
     out = r.stdout + r.stderr
     assert r.returncode == 1, out
-    assert "risky.yaml:2:17: FP8101 [*] [warning]" in out
+    assert "risky.yaml:2:17: FP8101 [warning]" in out
     for name, (_, finding) in EVERY_KIND.items():
         assert finding in out, name
     assert "good.yaml" not in out.replace("Found", "")
@@ -101,21 +101,31 @@ def test_pre_commit_try_repo(tmp_path: Path) -> None:
 
 @pytest.mark.skipif(shutil.which("pre-commit") is None, reason="pre-commit is not installed")
 def test_pre_commit_fix_hook(tmp_path: Path) -> None:
+    """The fix hook applies only fixes that keep the numerics (here: an unused suppression);
+    a warning's numerics fix and an info finding's fix are left for the user, so a commit
+    with only info findings passes untouched."""
     repo = tmp_path / "work"
     repo.mkdir()
     git(repo, "init", "-q")
     risky = repo / "risky.yaml"
     risky.write_text("MODEL_ARGS:\n  --fp8-format: hybrid  # on\n")
+    tidy = "MODEL_ARGS:\n  --fp8-format: hybrid\n  --fp8-amax-history-len: 1024\n"
+    tidy += "  --fp8-amax-compute-algo: max\n"
+    unused = repo / "unused.yaml"
+    unused.write_text(tidy.replace("1024\n", "1024  # fp8lint: ignore[FP8104]\n"))
+    info = repo / "info.yaml"  # FP8206 (info): E4M3 gradients
+    info.write_text(tidy.replace("hybrid", "e4m3"))
     git(repo, "add", ".")
     env = dict(os.environ, PRE_COMMIT_HOME=str(tmp_path / "cache"))
     cmd = ["pre-commit", "try-repo", str(ROOT), "fp8lint-fix", "--all-files"]
     r = subprocess.run(cmd, cwd=repo, capture_output=True, text=True, env=env, timeout=900)
     assert r.returncode == 1, r.stdout + r.stderr  # it modified a file
     assert "files were modified by this hook" in r.stdout + r.stderr
-    assert risky.read_text() == (
-        "MODEL_ARGS:\n  --fp8-format: hybrid  # on\n"
-        "  --fp8-amax-history-len: 1024\n  --fp8-amax-compute-algo: max\n"
-    )
-    git(repo, "add", ".")
+    assert unused.read_text() == tidy
+    assert risky.read_text() == "MODEL_ARGS:\n  --fp8-format: hybrid  # on\n"
+    assert info.read_text() == tidy.replace("hybrid", "e4m3")
+    risky.unlink()
+    git(repo, "add", "-A")
     r = subprocess.run(cmd, cwd=repo, capture_output=True, text=True, env=env, timeout=900)
     assert r.returncode == 0, r.stdout + r.stderr
+    assert info.read_text() == tidy.replace("hybrid", "e4m3")

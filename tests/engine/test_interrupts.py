@@ -99,7 +99,9 @@ def test_ctrl_c_with_worker_processes_stops_and_reports(tmp_path: Path) -> None:
 def test_an_interrupted_fix_lists_the_files_it_changed(tmp_path: Path) -> None:
     for name in ("a1.yaml", "a2.yaml", "b_slow.yaml", "c.yaml"):
         (tmp_path / name).write_text(RISKY)
-    code, _out, err = interrupt(SLOW_FIX, tmp_path / "stuck", ["check", "--fix", "."], tmp_path)
+    code, _out, err = interrupt(
+        SLOW_FIX, tmp_path / "stuck", ["check", "--fix", "--unsafe-fixes", "."], tmp_path
+    )
     assert code == 130
     assert "files already changed by --fix:\n  a1.yaml\n  a2.yaml\n" in err
     for name in ("a1.yaml", "a2.yaml"):

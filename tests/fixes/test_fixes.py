@@ -16,7 +16,8 @@ from fp8lint.settings import RunSettings
 from ..conftest import run_cli
 
 
-def fixed(name: str, text: str, unsafe: bool = False) -> str:
+def fixed(name: str, text: str, unsafe: bool = True) -> str:
+    """The fixed text, with every fix the check offers (most change numerics: unsafe)."""
     kind = kind_for(name)
     assert kind is not None
     result = fix_text(name, text, kind, RunSettings(), unsafe)
@@ -305,7 +306,7 @@ def test_fix_writes_in_place_keeping_mode_bom_and_encoding(tmp_path: Path) -> No
     a.chmod(0o640)
     b = tmp_path / "b.yaml"
     b.write_bytes(RISKY.encode("utf-16"))
-    r = run_cli("check", ".", "--fix", cwd=tmp_path)
+    r = run_cli("check", ".", "--fix", "--unsafe-fixes", cwd=tmp_path)
     assert r.returncode == 0, r.stdout + r.stderr
     assert "Fixed 2 findings." in r.stdout
     assert a.read_bytes().startswith(b"\xef\xbb\xbf")
@@ -319,7 +320,8 @@ def test_fix_writes_in_place_keeping_mode_bom_and_encoding(tmp_path: Path) -> No
 def test_diff_writes_nothing_and_exits_one(tmp_path: Path) -> None:
     p = tmp_path / "a.yaml"
     p.write_text(RISKY)
-    r = run_cli("check", ".", "--diff", cwd=tmp_path)
+    assert run_cli("check", ".", "--diff", cwd=tmp_path).returncode == 0  # nothing safe
+    r = run_cli("check", ".", "--diff", "--unsafe-fixes", cwd=tmp_path)
     assert r.returncode == 1
     assert r.stdout == (
         "--- a/a.yaml\n+++ b/a.yaml\n@@ -1,2 +1,4 @@\n MODEL_ARGS:\n   --fp8-format: hybrid\n"
@@ -327,15 +329,23 @@ def test_diff_writes_nothing_and_exits_one(tmp_path: Path) -> None:
     )
     assert p.read_text() == RISKY
     p.write_text(RISKY + "  --fp8-amax-history-len: 1024\n  --fp8-amax-compute-algo: max\n")
-    assert run_cli("check", ".", "--diff", cwd=tmp_path).returncode == 0
+    assert run_cli("check", ".", "--diff", "--unsafe-fixes", cwd=tmp_path).returncode == 0
 
 
 def test_show_fixes_and_exit_non_zero_on_fix(tmp_path: Path) -> None:
     (tmp_path / "a.yaml").write_text(RISKY)
-    r = run_cli("check", ".", "--fix", "--show-fixes", "--exit-non-zero-on-fix", cwd=tmp_path)
+    r = run_cli(
+        "check",
+        ".",
+        "--fix",
+        "--unsafe-fixes",
+        "--show-fixes",
+        "--exit-non-zero-on-fix",
+        cwd=tmp_path,
+    )
     assert r.returncode == 1
     assert "Fixed 1 finding:\n- a.yaml:\n    1 x FP8101 (zero-headroom)\n" in r.stdout
-    again = run_cli("check", ".", "--fix", "--exit-non-zero-on-fix", cwd=tmp_path)
+    again = run_cli("check", ".", "--fix", "--unsafe-fixes", "--exit-non-zero-on-fix", cwd=tmp_path)
     assert again.returncode == 0
 
 
@@ -345,17 +355,18 @@ def test_text_output_marks_fixable_findings(tmp_path: Path) -> None:
     )
     r = run_cli("check", ".", cwd=tmp_path)
     lines = r.stdout.splitlines()
-    assert any(line.startswith("a.yaml:2:17: FP8101 [*] [warning]") for line in lines)
+    # both fixes change the training run: neither is `[*]`, both are counted as unsafe
+    assert any(line.startswith("a.yaml:2:17: FP8101 [warning]") for line in lines)
     assert any(line.startswith("a.yaml:3:29: FP8205 [error]") for line in lines)
-    assert "1 fixable with --fix." in lines
-    assert "(1 more fixable with --fix --unsafe-fixes.)" in lines
+    assert not any("fixable with --fix." in line for line in lines)
+    assert "(2 more fixable with --fix --unsafe-fixes.)" in lines
 
 
 def test_refused_fix_leaves_the_file_and_says_why(tmp_path: Path) -> None:
     p = tmp_path / "a.yaml"
     text = "mixed_precision: fp8\nfp8_config:\n  backend: TE\n  amax_history_length: 4\n"
     p.write_text(text)
-    r = run_cli("check", ".", "--fix", cwd=tmp_path)
+    r = run_cli("check", ".", "--fix", "--unsafe-fixes", cwd=tmp_path)
     assert p.read_text() == text
     assert "a.yaml: fix not applied: the fix would add a new FP8102 finding" in r.stderr
     assert r.returncode == 1
@@ -366,7 +377,7 @@ def test_fix_through_a_symlink_keeps_the_link(tmp_path: Path) -> None:
     target.write_text(RISKY)
     link = tmp_path / "link.yaml"
     link.symlink_to(target)
-    run_cli("check", "link.yaml", "--fix", cwd=tmp_path)
+    run_cli("check", "link.yaml", "--fix", "--unsafe-fixes", cwd=tmp_path)
     assert link.is_symlink()
     assert "--fp8-amax-history-len: 1024" in target.read_text()
 
@@ -400,7 +411,7 @@ def test_an_edit_made_while_fixing_is_never_overwritten(
         return out
 
     monkeypatch.setattr(engine.runner, "fix_text", slow_fix)
-    code = main(["check", "--fix", str(risky)])
+    code = main(["check", "--fix", "--unsafe-fixes", str(risky)])
     _, err = capsys.readouterr()
     assert risky.read_text() == "MODEL_ARGS:\n  --fp8-format: hybrid\n  --seq-length: 4096\n"
     assert code == 1
@@ -408,7 +419,7 @@ def test_an_edit_made_while_fixing_is_never_overwritten(
     assert not list(tmp_path.glob(".fp8lint-*"))  # no temporary file left behind
     # unchanged meanwhile: the same run writes the fix
     monkeypatch.setattr(engine.runner, "fix_text", real)
-    assert main(["check", "--fix", str(risky)]) == 0
+    assert main(["check", "--fix", "--unsafe-fixes", str(risky)]) == 0
     assert "--fp8-amax-history-len: 1024" in risky.read_text()
     assert "--seq-length: 4096" in risky.read_text()
 
@@ -426,7 +437,7 @@ other:
 def test_a_value_shared_through_an_anchor_is_an_unsafe_fix() -> None:
     """`window: *h` reads the same `1`: rewriting `&h 1` changes it too, so `--fix` leaves it
     and `--unsafe-fixes` does it, saying so."""
-    assert fixed("a.yaml", ANCHORED) == ANCHORED
+    assert fixed("a.yaml", ANCHORED, unsafe=False) == ANCHORED
     after = fixed("a.yaml", ANCHORED, unsafe=True)
     assert after == ANCHORED.replace("&h 1\n", "&h 1024\n")
     from ..conftest import lint
@@ -461,7 +472,7 @@ def test_merge_keys_local_values_win_and_the_template_is_not_a_config() -> None:
     (d,) = lint("m.yaml", inherited)
     assert (d.code, d.line) == ("FP8101", 5)
     assert d.fix is not None and d.fix.applicability.value == "unsafe"
-    assert fixed("m.yaml", inherited) == inherited
+    assert fixed("m.yaml", inherited, unsafe=False) == inherited
 
 
 def test_refused_fix_is_not_counted_as_fixable(tmp_path: Path) -> None:
@@ -470,17 +481,22 @@ def test_refused_fix_is_not_counted_as_fixable(tmp_path: Path) -> None:
     p = tmp_path / "a.yaml"
     text = "mixed_precision: fp8\nfp8_config:\n  backend: TE\n  amax_history_length: 4\n"
     p.write_text(text)
-    r = run_cli("check", ".", "--fix", cwd=tmp_path)
+    r = run_cli("check", ".", "--fix", "--unsafe-fixes", cwd=tmp_path)
     assert p.read_text() == text
     assert "fix not applied" in r.stderr
     assert "fixable" not in r.stdout and "[*]" not in r.stdout, r.stdout
     assert "(not applied: the fix would add a new FP8102 finding)" in r.stdout
     data = json.loads(
-        run_cli("check", ".", "--fix", "--output-format", "json", cwd=tmp_path).stdout
+        run_cli(
+            "check", ".", "--fix", "--unsafe-fixes", "--output-format", "json", cwd=tmp_path
+        ).stdout
     )
     assert [d["fix"]["edits"] for d in data if d["code"] == "FP8402"] == [[]]
-    # without --fix nothing was tried: the fix is still offered
-    assert "1 fixable with --fix." in run_cli("check", ".", cwd=tmp_path).stdout
+    # a plain check runs the same loop on offered fixes (issue 19): what it would refuse is
+    # advice there too, so "N fixable" is what --fix then does
+    plain = run_cli("check", ".", cwd=tmp_path).stdout
+    assert "fixable" not in plain and "[*]" not in plain, plain
+    assert "(not applied: the fix would add a new FP8102 finding)" in plain
 
 
 SHARED_ANCHOR = (

@@ -14,7 +14,7 @@ from fp8lint.fixes import apply_edits
 from fp8lint.settings import RunSettings
 
 
-def fixed(text: str, unsafe: bool = False) -> str:
+def fixed(text: str, unsafe: bool = True) -> str:
     result = fix_text("t.py", text, "python", RunSettings(), unsafe)
     assert result.failure is None, result.failure
     again = fix_text("t.py", result.text, "python", RunSettings(), unsafe)

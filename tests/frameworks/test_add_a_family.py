@@ -84,7 +84,7 @@ def test_a_new_family_is_fixed_through_its_key_map(package: Path, tmp_path: Path
     (tmp_path / ".git").mkdir()
     config = tmp_path / "train.yaml"
     config.write_text("precision:\n  fp8: true\n  margin: 0\n  history: 1\n  algo: most_recent\n")
-    r = fp8lint(package, tmp_path, "check", "--no-cache", "--fix", "train.yaml")
+    r = fp8lint(package, tmp_path, "check", "--no-cache", "--fix", "--unsafe-fixes", "train.yaml")
     assert config.read_text() == (
         "precision:\n  fp8: true\n  margin: 0\n  history: 1024\n  algo: max\n"
     ), r.stdout + r.stderr

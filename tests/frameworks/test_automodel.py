@@ -134,14 +134,14 @@ def test_fix_removes_only_the_dropped_tensorwise_switches() -> None:
     from fp8lint.settings import RunSettings
 
     text = RECIPE.replace("recipe_name: tensorwise", "recipe_name: rowwise")
-    result = fix_text("recipe.yaml", text, "yaml", RunSettings(), False)
+    result = fix_text("recipe.yaml", text, "yaml", RunSettings(), True)
     assert result.failure is None
     for gone in TENSORWISE_SWITCHES:
         assert gone not in result.text
     # everything else of the section is kept, with its value
     for kept in ("enabled: true", "recipe_name: rowwise", 'filter_fqns: ["lm_head"]', "emulate"):
         assert kept in result.text
-    assert fix_text("recipe.yaml", result.text, "yaml", RunSettings(), False).fixed == []
+    assert fix_text("recipe.yaml", result.text, "yaml", RunSettings(), True).fixed == []
 
 
 TENSORWISE_SWITCHES = (

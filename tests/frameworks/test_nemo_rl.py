@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from fp8lint.documents.text import SourceFile
 from fp8lint.engine import parse_file
 from fp8lint.model import AmaxAlgo, Fp8Format, Framework, Recipe
 
-from ..conftest import lint
+from ..conftest import lint, run_cli
 
 BASE = """\
 policy:
@@ -112,3 +113,45 @@ def test_defaults_parent_is_merged_and_notes_are_recorded(tmp_path: Path) -> Non
 def test_fp8_cfg_without_policy_megatron_is_not_nemo_rl(tmp_path: Path) -> None:
     found = sites(tmp_path / "x.yaml", "fp8_cfg:\n  enabled: true\n  fp8: e4m3\n")
     assert all("NeMo-RL" not in s.kind for s in found)
+
+
+def test_a_parent_that_is_not_read_leaves_its_settings_unknown(tmp_path: Path) -> None:
+    """Issue 19, class 1: a value an unread `defaults:` layer could set is unknown, not the
+    framework's default, so no rule guesses from it; FP8407 says once what was not read, and
+    a value the file writes itself still counts."""
+    recipe = tmp_path / "recipes" / "grpo_fp8.yaml"
+    recipe.parent.mkdir()
+    recipe.write_text(
+        "defaults: grpo_base.yaml\n"
+        "policy:\n  megatron_cfg:\n    enabled: true\n"
+        "    fp8_cfg:\n      enabled: true\n      fp8: hybrid\n"
+    )
+    r = run_cli("check", ".", "--output-format", "json", "--exit-zero", cwd=tmp_path)
+    codes = [d["code"] for d in json.loads(r.stdout)]
+    assert codes == ["FP8407"]  # no FP8101 from a margin or algorithm the parent may set
+    (site,) = parse_file(SourceFile(str(recipe), recipe.read_text()), "yaml")
+    assert site.fmt.value is not None and site.fmt.known  # written here
+    assert not site.margin.known and "grpo_base.yaml" in (site.margin.note or "")
+    # once the parent is there and says nothing, the defaults apply again
+    (recipe.parent / "grpo_base.yaml").write_text("policy:\n  megatron_cfg:\n    enabled: true\n")
+    r = run_cli("check", ".", "--output-format", "json", "--exit-zero", cwd=tmp_path)
+    assert "FP8101" in [d["code"] for d in json.loads(r.stdout)]
+
+
+def test_a_grandparent_that_is_not_read_leaves_its_settings_unknown(tmp_path: Path) -> None:
+    """The parent is read but its own parent (which might set blockwise) is not: the child's
+    recipe is unknown, not Megatron's delayed default, so FP8101 does not fire."""
+    folder = tmp_path / "recipes"
+    folder.mkdir()
+    (folder / "grpo_fp8.yaml").write_text(
+        "defaults: grpo_mid.yaml\npolicy:\n  megatron_cfg:\n    fp8_cfg:\n"
+        "      enabled: true\n      fp8: hybrid\n"
+    )
+    (folder / "grpo_mid.yaml").write_text(
+        "defaults: grpo_base_missing.yaml\npolicy:\n  megatron_cfg:\n    enabled: true\n"
+    )
+    child = folder / "grpo_fp8.yaml"
+    (site,) = parse_file(SourceFile(str(child), child.read_text()), "yaml")
+    assert site.fmt.known and not site.recipe.known
+    assert "grpo_base_missing.yaml" in (site.recipe.note or "")
+    assert "FP8101" not in [d.code for d in lint(str(child), child.read_text())]

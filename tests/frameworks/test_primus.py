@@ -91,7 +91,7 @@ def test_fix_writes_into_the_overrides() -> None:
     from fp8lint.settings import RunSettings
 
     text = EXPERIMENT + "      fp8_amax_history_len: 1\n      fp8_amax_compute_algo: most_recent\n"
-    result = fix_text("exp.yaml", text, "yaml", RunSettings(), False)
+    result = fix_text("exp.yaml", text, "yaml", RunSettings(), True)
     assert result.failure is None and [d.code for d in result.fixed] == ["FP8101"]
     assert result.text == EXPERIMENT + (
         "      fp8_amax_history_len: 1024\n      fp8_amax_compute_algo: max\n"

@@ -85,7 +85,7 @@ def test_swift_risky_history_is_flagged_and_fixed_with_swift_spelling(tmp_path: 
     (tmp_path / "pt.sh").write_text(RISKY)
     r = run_cli("check", "--no-cache", "--output-format", "concise", ".", cwd=tmp_path)
     assert "pt.sh:6:29: FP8101" in r.stdout, r.stdout
-    run_cli("check", "--no-cache", "--fix", ".", cwd=tmp_path)
+    run_cli("check", "--no-cache", "--fix", "--unsafe-fixes", ".", cwd=tmp_path)
     fixed = (tmp_path / "pt.sh").read_text()
     assert "--fp8_amax_history_len 1024 \\\n" in fixed
     assert "--fp8_amax_compute_algo max \\\n" in fixed

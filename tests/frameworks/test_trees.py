@@ -61,7 +61,7 @@ def test_finding_through_an_alias_names_the_anchor() -> None:
 
     diags = lint(
         "a.yaml",
-        "defaults: &algo most_recent\nMODEL_ARGS:\n  --fp8-format: hybrid\n"
+        "common: &algo most_recent\nMODEL_ARGS:\n  --fp8-format: hybrid\n"
         "  --fp8-amax-compute-algo: *algo\n",
         select=["FP8101"],
     )

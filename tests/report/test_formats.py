@@ -24,7 +24,7 @@ from fp8lint.report import OUTPUT_FORMATS, SHOWS_FIXES, Report, RuleMeta, render
 from ..conftest import SHARED, run_cli
 
 SARIF_SCHEMA = SHARED / "schemas" / "sarif-schema-2.1.0.json"
-RISKY = "MODEL_ARGS:\n  --fp8-format: hybrid\n"  # FP8101 at 2:17, with a safe fix
+RISKY = "MODEL_ARGS:\n  --fp8-format: hybrid\n"  # FP8101 at 2:17, with an unsafe fix
 BASE = "https://example.org/rules/"
 
 
@@ -78,7 +78,7 @@ def risky(tmp_path: Path) -> dict[str, Any]:
     (tmp_path / "m.yaml").write_text(RISKY, encoding="utf-8")
     found = json.loads(check(tmp_path, "--output-format", "json").stdout)
     assert [d["code"] for d in found] == ["FP8101"]
-    assert found[0]["fix"]["applicability"] == "safe"
+    assert found[0]["fix"]["applicability"] == "unsafe"  # it changes the run
     return dict(found[0])
 
 
@@ -89,7 +89,7 @@ def test_text_is_the_full_format(tmp_path: Path) -> None:
     d = risky(tmp_path)
     r = check(tmp_path)
     assert r.stdout == (
-        f"m.yaml:2:17: FP8101 [*] [warning] {d['message']}\n"
+        f"m.yaml:2:17: FP8101 [warning] {d['message']}\n"
         "  |\n"
         "2 |   --fp8-format: hybrid\n"
         "  |                 ^^^^^^\n"
@@ -98,7 +98,7 @@ def test_text_is_the_full_format(tmp_path: Path) -> None:
         f"  = help: {d['fix']['message']}\n"
         "\n"
         "Found 1 finding (1 warning) in 1 file checked.\n"
-        "1 fixable with --fix.\n"
+        "(1 more fixable with --fix --unsafe-fixes.)\n"
     )
     # the header is one short line naming the key; the why is the note, on its own line
     assert "--fp8-margin" in d["message"] and len(d["message"]) <= 160
@@ -163,9 +163,9 @@ def test_concise_is_one_line_per_finding(tmp_path: Path) -> None:
     d = risky(tmp_path)
     r = check(tmp_path, "--output-format", "concise")
     assert r.stdout == (
-        f"m.yaml:2:17: FP8101 [*] [warning] {d['message']}\n"
+        f"m.yaml:2:17: FP8101 [warning] {d['message']}\n"
         "Found 1 finding (1 warning) in 1 file checked.\n"
-        "1 fixable with --fix.\n"
+        "(1 more fixable with --fix --unsafe-fixes.)\n"
     )
     assert check(tmp_path, "--output-format", "concise", "-q").stdout.count("\n") == 1
     assert d["note"] not in r.stdout  # the note is the full format's, not concise's

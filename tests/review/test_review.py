@@ -124,7 +124,8 @@ def expected_body(d: Diagnostic, fingerprint: str, suggested: str) -> str:
     return (
         f"**{d.code}** ({d.name}) [{d.severity.value}]: {d.message}\n\n"
         f"Note: {d.note}\n\n"
-        f"Suggested fix: {d.fix.message}\n\n"
+        "Suggested fix (it changes the training run: commit it only if you mean to): "
+        f"{d.fix.message}\n\n"
         f"```suggestion\n{suggested}\n```\n\n"
         f"<!-- fp8lint:fp={fingerprint} -->"
     )
@@ -174,8 +175,16 @@ def test_suggestion_multi_line_and_limits() -> None:
         "FP8105", "x", Severity.WARNING, "m", "f.yaml", 2, 1, 2, 5,
         fix=Fix(Applicability.UNSAFE, "bump", edits[:1]),
     )  # fmt: skip
-    assert planning.suggestion(unsafe, text, 2, 2) is None
-    assert "```suggestion" not in planning.comment_body(unsafe, "0" * 16, None)
+    # an unsafe fix is suggested too (a reviewer's click applies it), saying it changes the run
+    assert planning.suggestion(unsafe, text, 2, 2) == "b: 20"
+    body = planning.comment_body(unsafe, "0" * 16, "b: 20")
+    assert "changes the training run" in body and "```suggestion\nb: 20\n```" in body
+    display = Diagnostic(
+        "FP8105", "x", Severity.WARNING, "m", "f.yaml", 2, 1, 2, 5,
+        fix=Fix(Applicability.DISPLAY_ONLY, "bump", ()),
+    )  # fmt: skip
+    assert planning.suggestion(display, text, 2, 2) is None
+    assert "```suggestion" not in planning.comment_body(display, "0" * 16, None)
 
 
 def test_annotation_escaping() -> None:

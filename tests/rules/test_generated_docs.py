@@ -37,9 +37,9 @@ def test_every_page_states_its_code(gen: ModuleType) -> None:
     """Line 3 of each page is the status line, with what the class says."""
     fp8206 = next(r for r in all_rules() if r.code == "FP8206")
     assert rule_page("FP8206").split("\n")[2] == (
-        "**Default severity:** info · **Fix:** safe · **Selected by default:** yes"
+        "**Default severity:** info · **Fix:** unsafe · **Selected by default:** yes"
     )
-    assert fp8206.severity is Severity.INFO and fp8206.fix is Applicability.SAFE
+    assert fp8206.severity is Severity.INFO and fp8206.fix is Applicability.UNSAFE
     for entry in gen.entries():
         line = rule_page(entry.code).split("\n")[2]
         assert line == gen.status_line(entry)
@@ -72,7 +72,7 @@ def test_readme_table_is_replaced_between_the_markers_only(gen: ModuleType) -> N
     rows = [line for line in out.splitlines() if line.startswith("| FP8")]
     assert [r.split(" | ")[0][2:] for r in rows] == sorted(e.code for e in items)
     assert "| FP8106 | margin-below-policy (not selected by default) |" in out
-    assert "| warning (error with SP/CP) | safe |" in out  # FP8302
+    assert "| warning (error with SP/CP) | unsafe |" in out  # FP8302
     assert gen.render_readme(out, items) == out
     with pytest.raises(ValueError):
         gen.render_readme("no markers\n", items)
@@ -93,7 +93,7 @@ def test_check_mode_reports_drift_and_the_command(
     readme = tmp_path / "README.md"
     readme.write_text(gen.README.read_text(encoding="utf-8"), encoding="utf-8")
     page = pages / "FP8101.md"
-    page.write_text(page.read_text().replace("**Fix:** safe", "**Fix:** none"), encoding="utf-8")
+    page.write_text(page.read_text().replace("**Fix:** unsafe", "**Fix:** none"), encoding="utf-8")
     readme.write_text(readme.read_text().replace("| FP8104 |", "| FP8104x |"), encoding="utf-8")
     monkeypatch.setattr(gen, "ROOT", tmp_path)
     monkeypatch.setattr(gen, "PAGES", pages)
@@ -104,5 +104,5 @@ def test_check_mode_reports_drift_and_the_command(
     assert "README.md is out of date" in out and "rules/FP8101.md is out of date" in out
     assert gen.COMMAND in out
     assert gen.main([]) == 0
-    assert "**Fix:** safe" in page.read_text() and "| FP8104 |" in readme.read_text()
+    assert "**Fix:** unsafe" in page.read_text() and "| FP8104 |" in readme.read_text()
     assert gen.main(["--check"]) == 0

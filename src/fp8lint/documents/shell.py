@@ -73,6 +73,7 @@ class _Lexer:
     def __init__(self, text: str) -> None:
         self.text = text
         self.i = 0
+        self.comments: list[tuple[int, int]] = []  # (start, end) of each `#` comment
 
     def tokens(self) -> list[tuple[str, int, int, list[tuple[str, str]]]]:
         """(raw, start, end, parts) where parts are (kind, text): kind in 'lit', 'sq', 'dq'."""
@@ -91,7 +92,10 @@ class _Lexer:
                 continue
             if ch == "#":
                 nl = text.find("\n", self.i)
-                self.i = n if nl == -1 else nl
+                end = n if nl == -1 else nl
+                stop = end - 1 if end > self.i and text[end - 1] == "\r" else end
+                self.comments.append((self.i, stop))
+                self.i = end
                 continue
             if ch == "\n" or ch == ";":
                 out.append((ch, self.i, self.i + 1, []))
@@ -173,9 +177,21 @@ class _Lexer:
         return text[start : self.i], start, self.i, parts
 
 
+def comments(text: str) -> list[tuple[int, int]]:
+    """The (start, end) of each comment: a `#` that starts a word, outside quotes."""
+    lexer = _Lexer(text)
+    lexer.tokens()
+    return lexer.comments
+
+
 # a whitespace-separated piece of a string; a backslash-newline inside quotes is a continuation
 _PIECE = re.compile(r"(?:[^\s\\]|\\.)+")
-_VAR = re.compile(r"\$(?:\{(?P<braced>[^}]*)\}|(?P<plain>[A-Za-z_][A-Za-z0-9_]*|[0-9@*#?$!-]))")
+# `$NAME`, `${NAME}`, `${A[@]}`, and `${NAME:-word}` / `${NAME-word}` / `${NAME:=word}` /
+# `${NAME=word}`, whose word is the value when the script does not assign NAME
+_VAR = re.compile(
+    r"\$(?:\{(?P<dname>[A-Za-z_][A-Za-z0-9_]*):?[-=](?P<default>[^}]*)\}"
+    r"|\{(?P<braced>[^}]*)\}|(?P<plain>[A-Za-z_][A-Za-z0-9_]*|[0-9@*#?$!-]))"
+)
 
 
 class _Expander:
@@ -191,7 +207,11 @@ class _Expander:
             name, spread = self._ref(m)
             words = self.script.variables.get(name) if name else None
             if words is None:
-                return [Word(raw, start, end, known=False)]
+                fallback = self._default(m)
+                if fallback is None:
+                    return [Word(raw, start, end, known=False)]
+                at = start + raw.index(only) + m.start("default")
+                return [Word(fallback, at, at + len(fallback), True, parts[0][0] == "dq")]
             if parts[0][0] == "dq":
                 if not spread and len(words) > 1:
                     joined = " ".join(w.text for w in words)
@@ -245,7 +265,19 @@ class _Expander:
             cursor = len(raw)  # the rest cannot be placed either
         return out
 
+    @staticmethod
+    def _default(m: re.Match[str]) -> str | None:
+        """The word of `${NAME:-word}` (or `-`, `:=`, `=`) when NAME is not assigned in the
+        script: what the script runs with unless the environment sets NAME.  A default that
+        itself expands something is unknown."""
+        fallback = m.group("default")
+        if fallback is None or any(ch in fallback for ch in "$`\\\"'"):
+            return None
+        return fallback
+
     def _ref(self, m: re.Match[str]) -> tuple[str | None, bool]:
+        if m.group("dname") is not None:
+            return m.group("dname"), False
         body = m.group("braced") if m.group("braced") is not None else m.group("plain")
         if body is None:
             return None, False
@@ -264,6 +296,9 @@ class _Expander:
             name, _ = self._ref(m)
             words = self.script.variables.get(name) if name else None
             if words is None:
+                fallback = self._default(m)
+                if fallback is not None:
+                    return fallback
                 known = False
                 return m.group(0)
             known = known and all(w.known for w in words)
@@ -375,6 +410,12 @@ def _assigned(
             words = expander.script.variables.get(name) if name else None
             if words is not None:  # `$GPT_ARGS`: its words, where they are written
                 out.extend(words)
+                continue
+            fallback = expander._default(ref) if ref is not None else None
+            if ref is not None and fallback is not None:  # `${TP:-2}`: its default, in place
+                first = at + ref.start("default")
+                if fallback:
+                    out.append(Word(fallback, first, first + len(fallback)))
                 continue
             text, ok = expander._substitute(m.group())
             # text mixed with an expansion has no place of its own that an edit could use

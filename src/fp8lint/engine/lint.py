@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from functools import partial
 
-from fp8lint.diagnostics import PARSE_ERROR, Diagnostic, Fix, Related, Severity
+from fp8lint.diagnostics import PARSE_ERROR, Applicability, Diagnostic, Fix, Related, Severity
 from fp8lint.records import replace
 from fp8lint.settings import RunSettings
 
@@ -81,7 +81,10 @@ def lint_text(
         return [problem(path, "nesting too deep to read")], []
     from fp8lint.engine import suppress
 
-    diags = suppress.apply(file, apply_rules(sites, settings, file), settings.selection, kind)
+    found = apply_rules(sites, settings, file)
+    if kind == "python" and found:
+        found = _in_tests(path, text, found)
+    diags = suppress.apply(file, found, settings.selection, kind)
     if settings.severity:
         diags = [
             replace(d, severity=settings.severity[d.code]) if d.code in settings.severity else d
@@ -90,14 +93,39 @@ def lint_text(
     return diags, sites
 
 
+def lint_checked(
+    path: str, text: str, kind: str, settings: RunSettings
+) -> tuple[list[Diagnostic], list[Fp8Site]]:
+    """`lint_text` for a check that shows fixes: when the file offers a safe fix, the
+    verified fix loop runs too, and a fix the loop would refuse loses its edits (advice, no
+    `[*]`, not counted), so that `[*]` and "N fixable" are what `--fix` then does.  Only
+    files with a safe fix pay for it (unsafe fixes are counted as offered)."""
+    diags, sites = lint_text(path, text, kind, settings)
+    if not settings.plan_fixes or not any(
+        d.fix is not None and d.fix.edits and d.fix.applicability is Applicability.SAFE
+        for d in diags
+    ):
+        return diags, sites
+    outcome = fix_text(path, text, kind, settings, False)
+    if outcome.failure is None:
+        return diags, sites
+    from fp8lint.fixes import refused_at
+
+    why = outcome.failure.removeprefix("fix not applied: ")
+    why = why.removesuffix("; the file is unchanged")
+    return refused_at(diags, Applicability.SAFE, why), sites
+
+
 def fix_text(path: str, text: str, kind: str, settings: RunSettings, unsafe: bool) -> FixResult:
     """The verified fix loop (`fp8lint.fixes.fix_text`) on one file's text (which needs
     every finding's fix planned)."""
+    from fp8lint.documents.syntax import syntax_error
     from fp8lint.fixes import fix_text as loop
 
     if not settings.plan_fixes:
         settings = replace(settings, plan_fixes=True)
-    return loop(text, partial(lint_text, path, kind=kind, settings=settings), unsafe)
+    lint = partial(lint_text, path, kind=kind, settings=settings)
+    return loop(text, lint, unsafe, partial(syntax_error, kind=kind))
 
 
 def apply_rules(sites: list[Fp8Site], settings: RunSettings, file: SourceFile) -> list[Diagnostic]:
@@ -123,7 +151,9 @@ def apply_rules(sites: list[Fp8Site], settings: RunSettings, file: SourceFile) -
                 here = _script_span(f.span.path, site, file)
                 fix = None
                 if f.fix is not None and plan_to_fix is not None and here is None:
-                    fix = plan_to_fix(file, site, index, f.fix)
+                    fix = plan_to_fix(
+                        file, site, index, _advice(f.fix, f.severity or rule.severity)
+                    )
                 d = _diagnostic(rule, f, fix, file)
                 if here is not None:
                     d = _at_the_script(d, here, file)
@@ -132,6 +162,41 @@ def apply_rules(sites: list[Fp8Site], settings: RunSettings, file: SourceFile) -
                     d = replace(d, note=f"{d.note}; {chain}" if d.note else chain)
                 out.append(d)
     return _dedupe(out)
+
+
+def _in_tests(path: str, text: str, diags: list[Diagnostic]) -> list[Diagnostic]:
+    """Findings in test code: none inside `with pytest.raises(...)` (the test expects that
+    construction to fail), and at most info inside a `test_*` function (a fixture, not a
+    run); such a finding's fix is never applied by a plain `--fix`."""
+    from fp8lint.documents.pytests import test_ranges, within
+
+    raises, tests = test_ranges(text)
+    if not raises and not tests:
+        return diags
+    out = []
+    for d in diags:
+        here = d.path == path
+        if here and within(raises, d.line):
+            continue
+        if here and within(tests, d.line) and d.severity is not Severity.INFO:
+            fix = d.fix
+            if fix is not None and fix.applicability is Applicability.SAFE:
+                fix = replace(fix, applicability=Applicability.UNSAFE)
+            note = "in a test function: a fixture, not a training run"
+            d = replace(
+                d, severity=Severity.INFO, fix=fix, note=f"{d.note}; {note}" if d.note else note
+            )
+        out.append(d)
+    return out
+
+
+def _advice(plan: FixPlan, severity: Severity) -> FixPlan:
+    """The fix of an info finding (advice, or a risk derived rather than documented) is never
+    applied by a plain `--fix`: a pre-commit hook must not rewrite what only an info finding
+    flags.  It stays offered with `--unsafe-fixes`."""
+    if severity is Severity.INFO and plan.applicability is Applicability.SAFE:
+        return type(plan)(Applicability.UNSAFE, plan.message, plan.ops)
+    return plan
 
 
 def _fix_writer() -> Callable[[SourceFile, Fp8Site, int, FixPlan], Fix]:

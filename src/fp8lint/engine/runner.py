@@ -30,7 +30,7 @@ from fp8lint.engine.limits import (
     time_limit,
     timeout_message,
 )
-from fp8lint.engine.lint import fix_text, lint_text, preload, problem
+from fp8lint.engine.lint import fix_text, lint_checked, lint_text, preload, problem
 from fp8lint.engine.per_file import SettingsCache
 from fp8lint.engine.workers import Progress, WorkerPool, in_workers, worker_count
 from fp8lint.records import field, record, replace
@@ -272,7 +272,7 @@ def run_stdin(
     result.files_parsed = 1
     preload(kind)
     if fix is None:
-        work = partial(_first, lint_text, shown, decoded.text, kind, settings)
+        work = partial(_first, lint_checked, shown, decoded.text, kind, settings)
         result.diagnostics = _kept(bounded(shown, settings.file_timeout, work)[0], parse_enabled)
         return result, None
     try:
@@ -431,7 +431,7 @@ def _lint_job(job: Job) -> tuple[list[Diagnostic], list[Dependency] | None]:
 
     shown, text, kind, settings, parse_enabled, record = job
     preload(kind)
-    work = partial(_first, lint_text, shown, text, kind, settings)
+    work = partial(_first, lint_checked, shown, text, kind, settings)
     with recording(record) as read:
         diags, complete = bounded(shown, settings.file_timeout, work)
     return _kept(diags, parse_enabled), (list(read) if complete and read is not None else None)

@@ -2,7 +2,9 @@
 
 A line comment covers findings on its own line; a comment alone on a line also covers the
 line below (ruff's `ruff: ignore` and yamllint's `disable-line` work the same way).
-`ignore-file` covers the whole file.  There is no blanket form: codes are required, and a
+`ignore-file` covers the whole file.  A suppression is a comment in the file's own syntax
+(`documents.comments`): the same text inside a string literal or a quoted scalar is data and
+suppresses nothing.  There is no blanket form: codes are required, and a
 comment without codes is itself reported.  A suppression that suppresses nothing is
 `FP8002 unused-suppression`, with a safe fix that removes it (or just its unused codes).
 JSON has no comments: use the configuration or a baseline there.
@@ -51,10 +53,19 @@ class Suppression:
         return None
 
 
-def find(file: SourceFile) -> list[Suppression]:
+def find(file: SourceFile, kind: str) -> list[Suppression]:
+    """The suppression comments of `file`, read as `kind`."""
     text = file.text
-    out = []
-    for m in COMMENT.finditer(text):
+    out: list[Suppression] = []
+    matches = list(COMMENT.finditer(text))
+    if not matches:
+        return out
+    from fp8lint.documents.comments import comment_spans, inside
+
+    spans = comment_spans(text, kind)
+    for m in matches:
+        if not inside(spans, m.start()):
+            continue
         pos = file.pos_of_index(m.start())
         line_start = file.line_starts[pos.line]
         raw = m.group("codes")
@@ -80,7 +91,7 @@ def apply(
     """`diags` without the suppressed ones, plus FP8002 for suppressions that did nothing."""
     if kind == "json":
         return diags
-    marks = find(file)
+    marks = find(file, kind)
     if not marks:
         return diags
     kept = []

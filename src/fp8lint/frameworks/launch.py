@@ -132,7 +132,8 @@ def _megatron(
         else:
             value_word, value, end_word = w, True, w
         value_span = file.span_of_indices(value_word.start, value_word.end)
-        detached = value_word is not w and not (w.end <= value_word.start <= w.end + 64)
+        # `--flag=value` holds its value inside the word; a value far away is a variable's
+        detached = value_word is not w and not (w.start <= value_word.start <= w.end + 64)
         if detached:  # the value comes from a variable assigned elsewhere in the script
             via = (value_span,)
         entry_end = end_word.end if not detached else w.end

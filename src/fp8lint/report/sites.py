@@ -37,6 +37,8 @@ def render_sites(path: str, sites: list[Fp8Site], label: Callable[[str], str] = 
                 origin = f"default of {setting.default_of or 'the framework'}"
             elif setting.provenance == "preset":
                 origin = f"preset `{setting.key}`"
+            elif setting.provenance == "absent":
+                origin = "not read"
             else:
                 origin = "derived"
             extra = f" - {setting.note}" if setting.note else ""

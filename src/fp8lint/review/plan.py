@@ -71,11 +71,17 @@ def _line_starts(text: str) -> list[int]:
     return [0] + [m.end() for m in _LINE_BREAK.finditer(text)]
 
 
+# the fixes a suggestion may carry: those with edits that `--fix` (or `--unsafe-fixes`) makes
+APPLIED = (Applicability.SAFE, Applicability.UNSAFE)
+
+
 def suggestion(d: Diagnostic, text: str, first: int, last: int) -> str | None:
-    """The fixed text of lines `first`..`last` when `d` has a safe fix whose edits all lie
-    within those lines (an insertion right after the last line counts), else None."""
+    """The fixed text of lines `first`..`last` when `d` has a safe or unsafe fix whose edits
+    all lie within those lines (an insertion right after the last line counts), else None.
+    An unsafe fix (one that changes the run) may be offered: a suggestion is applied only by
+    a reviewer's own click, and its comment says that it changes the run."""
     fix = d.fix
-    if fix is None or fix.applicability is not Applicability.SAFE or not fix.edits:
+    if fix is None or fix.applicability not in APPLIED or not fix.edits:
         return None
     starts = _line_starts(text)
     if first < 1 or last > len(starts) or first > last:
@@ -125,7 +131,7 @@ def comment_lines(
     if d.line not in lines:
         return None
     first, last = (d.line, _last_line(d)) if one_hunk(d.line, _last_line(d)) else (d.line, d.line)
-    if text is None or d.fix is None or d.fix.applicability is not Applicability.SAFE:
+    if text is None or d.fix is None or d.fix.applicability not in APPLIED:
         return first, last
     if suggestion(d, text, first, last) is not None or not d.fix.edits:
         return first, last
@@ -148,7 +154,10 @@ def comment_body(d: Diagnostic, fp: str, suggested: str | None) -> str:
         parts.append(f"Note: {_safe(d.note)}")
     if d.fix is not None:
         if suggested is not None:
-            parts.append(f"Suggested fix: {_safe(d.fix.message)}")
+            label = "Suggested fix"
+            if d.fix.applicability is Applicability.UNSAFE:
+                label += " (it changes the training run: commit it only if you mean to)"
+            parts.append(f"{label}: {_safe(d.fix.message)}")
             fence = "`" * max(3, _longest_backtick_run(suggested) + 1)
             parts.append(
                 f"{fence}suggestion\n{suggested}\n{fence}"

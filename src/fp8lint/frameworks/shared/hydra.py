@@ -293,13 +293,15 @@ def effective_layers(
     missing: list[tuple[str, Node]] | None = None,
     outside: list[tuple[str, Node]] | None = None,
     repo: str | None = None,
+    unread: list[str] | None = None,
 ) -> tuple[list[Node], list[str]]:
     """The mappings to merge for this document, base first (its `defaults:` parents, each
     with its own parents, and the document itself), and the files they come from.  The
     parents this document names that are not found go to `missing`, those outside the
     repository root (`paths.repository_root` of the first file, kept for the whole chain)
     to `outside`; a parent's own missing or outside parents are reported when that parent is
-    linted."""
+    linted.  `unread` gathers every layer at any depth that is not read (missing, outside,
+    unreadable or over the size limit): what they would set is unknown to the caller."""
     root = doc.root
     if root is None or not root.is_map:
         return ([root] if root is not None else []), [file.path]
@@ -307,7 +309,15 @@ def effective_layers(
     chain = (*chain, here)
     repo = repo if repo is not None else repository_root(file.path)
     folder = os.path.dirname(file.path) or "."
-    before, after = _defaults(root, folder, missing, reader, repo, outside)
+    lost: list[tuple[str, Node]] = []
+    away: list[tuple[str, Node]] = []
+    before, after = _defaults(root, folder, lost, reader, repo, away)
+    if missing is not None:
+        missing.extend(lost)
+    if outside is not None:
+        outside.extend(away)
+    if unread is not None:
+        unread.extend(name for name, _ in [*lost, *away])
     layers: list[Node] = []
     names: list[str] = []
     for group in (before, None, after):
@@ -331,12 +341,16 @@ def effective_layers(
                     entry.start.column + 1,
                 )
             parent_file = load_file(parent_path, reader)
-            if parent_file is None:
+            pdocs = _docs(parent_file) if parent_file is not None else []
+            if parent_file is None or not pdocs or pdocs[0].root is None:
+                if unread is not None:  # unreadable, over the limit, or not YAML
+                    unread.append(os.path.basename(parent_path))
                 continue
-            pdocs = _docs(parent_file)
-            if not pdocs or pdocs[0].root is None or not pdocs[0].root.is_map:
+            if not pdocs[0].root.is_map:
                 continue
-            players, pnames = effective_layers(parent_file, pdocs[0], reader, chain, repo=repo)
+            players, pnames = effective_layers(
+                parent_file, pdocs[0], reader, chain, repo=repo, unread=unread
+            )
             layers.extend(players)
             names.extend(p for p in pnames if p not in names)
             if len(layers) > MAX_LAYERS:
@@ -354,9 +368,12 @@ def effective_root(
     reader: Reader,
     missing: list[tuple[str, Node]] | None = None,
     outside: list[tuple[str, Node]] | None = None,
+    unread: list[str] | None = None,
 ) -> tuple[Node | None, list[str]]:
     """The document merged over its `defaults:` parents, and the files it came from."""
-    layers, names = effective_layers(file, doc, reader, missing=missing, outside=outside)
+    layers, names = effective_layers(
+        file, doc, reader, missing=missing, outside=outside, unread=unread
+    )
     if len(layers) <= 1:
         return doc.root, names
     assert doc.root is not None

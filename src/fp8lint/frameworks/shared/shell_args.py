@@ -22,8 +22,9 @@ def word_value(word: Word) -> object:
 def word_arg(file: SourceFile, key: str, key_word: Word, value_word: Word, value: object) -> Arg:
     """An `Arg` whose value was written in `value_word` (perhaps through a variable)."""
     value_span = file.span_of_indices(value_word.start, value_word.end)
+    # `--flag=value` holds its value inside the word; a value far away is a variable's
     detached = value_word is not key_word and not (
-        key_word.end <= value_word.start <= key_word.end + 64
+        key_word.start <= value_word.start <= key_word.end + 64
     )
     end = key_word.end if detached else max(value_word.end, key_word.end)
     return Arg(

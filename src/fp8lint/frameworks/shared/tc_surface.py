@@ -87,6 +87,11 @@ class TransformerConfigFp8(BaseModel):
     world_size: Int | None = None
     # the MLP kind (read for the FFN size; not an FP8 key, so not in the exported schemas)
     gated_linear_unit: SkipJsonSchema[bool | None] = False
+    # run length, for the severity policy (Megatron's `--train-iters`, `--finetune`;
+    # megatron/training/arguments.py): not FP8 keys either
+    train_iters: SkipJsonSchema[Int | None] = None
+    global_batch_size: SkipJsonSchema[Int | None] = None
+    finetune: SkipJsonSchema[bool | None] = False
 
 
 class MegatronMixedPrecision(TransformerConfigFp8):

@@ -64,6 +64,8 @@ INT_FIELDS: dict[str, str] = {
     "seq_length": "seq_length",
     "micro_batch_size": "micro_batch_size",
     "world_size": "world_size",
+    "train_steps": "train_iters",
+    "global_batch_size": "global_batch_size",
 }
 BOOL_FIELDS: dict[str, str] = {
     "fp8_wgrad": "fp8_wgrad",
@@ -76,6 +78,7 @@ BOOL_FIELDS: dict[str, str] = {
     "sequence_parallel": "sequence_parallel",
     "reduce_amax": "reduce_amax",
     "moe_a2a_overlap": "overlap_moe_expert_parallel_comm",
+    "fine_tune": "finetune",
 }
 # model field -> TransformerConfig field, for fixes that write a key
 MODEL_TO_CONFIG: dict[str, str] = {

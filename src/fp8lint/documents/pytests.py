@@ -1,0 +1,62 @@
+"""Where a Python file tests code rather than configures a run: the bodies of `with
+pytest.raises(...)` (and unittest's `assertRaises`) blocks, which expect the construction
+inside them to fail, and the bodies of `test_*` functions, whose constructions are fixtures.
+Line ranges only (1-based, inclusive): the engine decides what a site inside one means."""
+
+from __future__ import annotations
+
+import re
+
+import libcst as cst
+from libcst.metadata import MetadataWrapper, PositionProvider
+
+# the words without which a file has neither kind of range (checked before parsing)
+HINT = re.compile(r"\b(?:raises|assertRaises\w*|def\s+test_\w*)\b")
+RAISES = frozenset({"raises", "assertRaises", "assertRaisesRegex", "assertRaisesRegexp"})
+
+Ranges = list[tuple[int, int]]
+
+
+def test_ranges(text: str) -> tuple[Ranges, Ranges]:
+    """(expected-failure blocks, test functions) of `text`; empty when it does not parse."""
+    if HINT.search(text) is None:
+        return [], []
+    try:
+        wrapper = MetadataWrapper(cst.parse_module(text))
+    except (cst.ParserSyntaxError, RecursionError):
+        return [], []
+    visitor = _Ranges()
+    wrapper.visit(visitor)
+    return visitor.raises, visitor.tests
+
+
+class _Ranges(cst.CSTVisitor):
+    METADATA_DEPENDENCIES = (PositionProvider,)
+
+    def __init__(self) -> None:
+        self.raises: Ranges = []
+        self.tests: Ranges = []
+
+    def _lines(self, node: cst.CSTNode) -> tuple[int, int]:
+        pos = self.get_metadata(PositionProvider, node)
+        return pos.start.line, pos.end.line
+
+    def visit_With(self, node: cst.With) -> None:
+        if any(_is_raises(item.item) for item in node.items):
+            self.raises.append(self._lines(node))
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        if node.name.value.startswith("test"):
+            self.tests.append(self._lines(node))
+
+
+def _is_raises(expr: cst.BaseExpression) -> bool:
+    if not isinstance(expr, cst.Call):
+        return False
+    func = expr.func
+    name = func.attr.value if isinstance(func, cst.Attribute) else getattr(func, "value", None)
+    return name in RAISES
+
+
+def within(ranges: Ranges, line: int) -> bool:
+    return any(first <= line <= last for first, last in ranges)
