@@ -16,7 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from fp8lint.diagnostics import ANY_VALUE, Applicability, Diagnostic, TextEdit
+from fp8lint.diagnostics import ANY_VALUE, Diagnostic, TextEdit
 
 if TYPE_CHECKING:
     from fp8lint.model import Fp8Site, Setting
@@ -168,20 +168,6 @@ def refused(diags: list[Diagnostic], unsafe: bool, why: str) -> list[Diagnostic]
     out = []
     for d in diags:
         if d.fix is not None and d.fix.applies(unsafe):
-            fix = _replace(d.fix, message=f"{d.fix.message} (not applied: {why})", edits=())
-            d = _replace(d, fix=fix)
-        out.append(d)
-    return out
-
-
-def refused_at(diags: list[Diagnostic], level: Applicability, why: str) -> list[Diagnostic]:
-    """`diags` with the fixes of applicability `level` refused (edits dropped), saying why:
-    a check's verdict that the fix loop would not apply them."""
-    from fp8lint.records import replace as _replace
-
-    out = []
-    for d in diags:
-        if d.fix is not None and d.fix.edits and d.fix.applicability is level:
             fix = _replace(d.fix, message=f"{d.fix.message} (not applied: {why})", edits=())
             d = _replace(d, fix=fix)
         out.append(d)

@@ -30,7 +30,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, cast
+from typing import Any, ClassVar
 
 from fp8lint.diagnostics import Applicability, Severity
 from fp8lint.model import (
@@ -236,10 +236,15 @@ def short_run(site: Fp8Site) -> str | None:
     planned steps), in words for a note; None when it is long or its length is unknown."""
     if site.fine_tune.value is True:
         return f"a fine-tune ({term(site.fine_tune)})"
-    steps = site.train_steps.value
-    if isinstance(steps, int) and not isinstance(steps, bool) and 0 < steps < SHORT_RUN_STEPS:
+    steps = _count(site.train_steps.value)
+    if steps is not None and steps < SHORT_RUN_STEPS:
         return f"a short run ({term(site.train_steps)})"
     return None
+
+
+def _count(value: object) -> int | None:
+    """A positive integer read from a file (never a bool), or None."""
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else None
 
 
 # Fishman et al. 2024: per-tensor FP8 on SwiGLU diverged after about 2x10^11 tokens
@@ -248,8 +253,7 @@ LONG_RUN_TOKENS = 2 * 10**11
 
 def planned_tokens(site: Fp8Site) -> int | None:
     """Steps x global batch x sequence length, when all three are written or known."""
-    parts = (site.train_steps.value, site.global_batch_size.value, site.seq_length.value)
-    if all(isinstance(p, int) and not isinstance(p, bool) and p > 0 for p in parts):
-        steps, batch, seq = cast("tuple[int, int, int]", parts)
-        return steps * batch * seq
-    return None
+    steps = _count(site.train_steps.value)
+    batch = _count(site.global_batch_size.value)
+    seq = _count(site.seq_length.value)
+    return steps * batch * seq if steps and batch and seq else None

@@ -84,7 +84,7 @@ def lint_text(
     found = apply_rules(sites, settings, file)
     if kind == "python" and found:
         found = _in_tests(path, text, found)
-    diags = suppress.apply(file, found, settings.selection, kind)
+    diags = suppress.apply(file, [_advice(d) for d in found], settings.selection, kind)
     if settings.severity:
         diags = [
             replace(d, severity=settings.severity[d.code]) if d.code in settings.severity else d
@@ -100,31 +100,39 @@ def lint_checked(
     verified fix loop runs too, and a fix the loop would refuse loses its edits (advice, no
     `[*]`, not counted), so that `[*]` and "N fixable" are what `--fix` then does.  Only
     files with a safe fix pay for it (unsafe fixes are counted as offered)."""
-    diags, sites = lint_text(path, text, kind, settings)
+    first = lint_text(path, text, kind, settings)
+    diags, sites = first
     if not settings.plan_fixes or not any(
-        d.fix is not None and d.fix.edits and d.fix.applicability is Applicability.SAFE
-        for d in diags
+        d.fix is not None and d.fix.applies(False) for d in diags
     ):
-        return diags, sites
-    outcome = fix_text(path, text, kind, settings, False)
-    if outcome.failure is None:
-        return diags, sites
-    from fp8lint.fixes import refused_at
-
-    why = outcome.failure.removeprefix("fix not applied: ")
-    why = why.removesuffix("; the file is unchanged")
-    return refused_at(diags, Applicability.SAFE, why), sites
+        return first
+    outcome = fix_text(path, text, kind, settings, False, first=first)
+    # on a refusal the loop hands back these findings with their safe fixes refused
+    return (outcome.remaining, sites) if outcome.failure is not None else first
 
 
-def fix_text(path: str, text: str, kind: str, settings: RunSettings, unsafe: bool) -> FixResult:
+def fix_text(
+    path: str,
+    text: str,
+    kind: str,
+    settings: RunSettings,
+    unsafe: bool,
+    first: tuple[list[Diagnostic], list[Fp8Site]] | None = None,
+) -> FixResult:
     """The verified fix loop (`fp8lint.fixes.fix_text`) on one file's text (which needs
-    every finding's fix planned)."""
+    every finding's fix planned); `first`, the lint of `text` itself when the caller has it
+    (with fixes planned), so that it is not linted twice."""
     from fp8lint.documents.syntax import syntax_error
     from fp8lint.fixes import fix_text as loop
 
     if not settings.plan_fixes:
         settings = replace(settings, plan_fixes=True)
-    lint = partial(lint_text, path, kind=kind, settings=settings)
+        first = None
+    lint_one = partial(lint_text, path, kind=kind, settings=settings)
+
+    def lint(t: str) -> tuple[list[Diagnostic], list[Fp8Site]]:
+        return first if first is not None and t is text else lint_one(t)
+
     return loop(text, lint, unsafe, partial(syntax_error, kind=kind))
 
 
@@ -151,9 +159,7 @@ def apply_rules(sites: list[Fp8Site], settings: RunSettings, file: SourceFile) -
                 here = _script_span(f.span.path, site, file)
                 fix = None
                 if f.fix is not None and plan_to_fix is not None and here is None:
-                    fix = plan_to_fix(
-                        file, site, index, _advice(f.fix, f.severity or rule.severity)
-                    )
+                    fix = plan_to_fix(file, site, index, f.fix)
                 d = _diagnostic(rule, f, fix, file)
                 if here is not None:
                     d = _at_the_script(d, here, file)
@@ -167,7 +173,7 @@ def apply_rules(sites: list[Fp8Site], settings: RunSettings, file: SourceFile) -
 def _in_tests(path: str, text: str, diags: list[Diagnostic]) -> list[Diagnostic]:
     """Findings in test code: none inside `with pytest.raises(...)` (the test expects that
     construction to fail), and at most info inside a `test_*` function (a fixture, not a
-    run); such a finding's fix is never applied by a plain `--fix`."""
+    run), whose fix `_advice` then keeps from a plain `--fix`."""
     from fp8lint.documents.pytests import test_ranges, within
 
     raises, tests = test_ranges(text)
@@ -179,24 +185,24 @@ def _in_tests(path: str, text: str, diags: list[Diagnostic]) -> list[Diagnostic]
         if here and within(raises, d.line):
             continue
         if here and within(tests, d.line) and d.severity is not Severity.INFO:
-            fix = d.fix
-            if fix is not None and fix.applicability is Applicability.SAFE:
-                fix = replace(fix, applicability=Applicability.UNSAFE)
             note = "in a test function: a fixture, not a training run"
-            d = replace(
-                d, severity=Severity.INFO, fix=fix, note=f"{d.note}; {note}" if d.note else note
-            )
+            d = replace(d, severity=Severity.INFO, note=f"{d.note}; {note}" if d.note else note)
         out.append(d)
     return out
 
 
-def _advice(plan: FixPlan, severity: Severity) -> FixPlan:
-    """The fix of an info finding (advice, or a risk derived rather than documented) is never
-    applied by a plain `--fix`: a pre-commit hook must not rewrite what only an info finding
-    flags.  It stays offered with `--unsafe-fixes`."""
-    if severity is Severity.INFO and plan.applicability is Applicability.SAFE:
-        return type(plan)(Applicability.UNSAFE, plan.message, plan.ops)
-    return plan
+def _advice(d: Diagnostic) -> Diagnostic:
+    """The fix of an info finding (advice, or a risk derived rather than documented; a
+    construction in a test) is never applied by a plain `--fix`: a pre-commit hook must not
+    rewrite what only an info finding flags.  It stays offered with `--unsafe-fixes`."""
+    fix = d.fix
+    if (
+        d.severity is not Severity.INFO
+        or fix is None
+        or fix.applicability is not Applicability.SAFE
+    ):
+        return d
+    return replace(d, fix=replace(fix, applicability=Applicability.UNSAFE))
 
 
 def _fix_writer() -> Callable[[SourceFile, Fp8Site, int, FixPlan], Fix]:
