@@ -334,7 +334,7 @@ def test_display_paths_per_folder_match_display_path(
 
 # ----------------------------------------------------------------- files that are never read
 
-NOT_READ = "not checked: fp8lint reads only .bash, .json, .py, .sbatch, .sh, .slurm, .toml, "
+NOT_READ = "not checked: fp8lint reads only .bash, .cfg, .json, .py, .sbatch, .sh, .slurm, .toml, "
 
 
 def test_a_file_named_but_not_read_is_said_on_stderr(tmp_path: Path) -> None:

@@ -616,9 +616,10 @@ def test_launcher_conf_is_never_read_above_the_repository_root(tmp_path: Path) -
         },
     )
     (site,) = parse_file(SourceFile(str(tmp_path / "repo/scripts/run.sh"), WRAPPER), "shell")
-    # only the overrides: the template above the root was not read
-    assert site.layers[0].startswith("conf/training/llama/llama2_7b.yaml (base config not found")
-    assert site.amax_history_len.provenance == "default"
+    # only the overrides: the template above the root was not read, so what it would set is
+    # unknown, never NeMo's defaults (issue 19, class 1)
+    assert site.layers[0] == "conf/training/llama/llama2_7b.yaml (not found, not read)"
+    assert not site.amax_history_len.known and site.amax_history_len.provenance == "absent"
     assert all(str(tmp_path / "conf") not in layer for layer in site.layers)
 
 
@@ -647,15 +648,17 @@ def test_hydra_overrides_without_their_base_config_are_a_site(tmp_path: Path) ->
     )
     write(tmp_path, {"run.sh": text, "other.sh": text.replace("megatron_gpt_", "my_")})
     data = findings(tmp_path)
+    # the config it names is not in the repository: said once, at `--config-name`, and no
+    # rule guesses the values it would set (issue 19, class 1; FP8101 fired here before)
     assert [(d["filename"], d["location"]["row"], d["code"]) for d in data] == [  # type: ignore[index]
-        ("run.sh", 2, "FP8101"),
+        ("run.sh", 1, "FP8407"),
     ]
-    assert "effective config: conf/llama_fp8.yaml (base config not found" in str(data[0]["note"])
+    assert "`conf/llama_fp8.yaml`" in str(data[0]["message"])
     (site,) = site_of(tmp_path / "run.sh", "shell")
     assert site.enabled.value is True and site.enabled.span.line == 2  # type: ignore[union-attr]
     assert site.amax_history_len.value == 1 and site.amax_history_len.provenance == "written"
-    # not written: NeMo 1.x's defaults (its Megatron-Core path)
-    assert site.amax_compute_algo.provenance == "default" and site.margin.value == 0
+    assert not site.amax_compute_algo.known and not site.margin.known
+    assert site.amax_compute_algo.note == "`conf/llama_fp8.yaml` may set it"
     assert site.tensor_parallel.value == 2
     assert not [n for n in site.notes if n.kind == "conflict"]  # the format may be in the base
 
@@ -698,7 +701,7 @@ def test_a_base_config_added_later_is_seen_through_the_cache(
             )
         },
     )
-    assert [d["code"] for d in findings(tmp_path, "run.sh")] == ["FP8101"]  # NeMo 1.x defaults
+    assert [d["code"] for d in findings(tmp_path, "run.sh")] == ["FP8407"]  # not found
     write(
         tmp_path,
         {
@@ -733,8 +736,12 @@ def test_launcher_selection_without_conf_is_the_group_its_overrides_change() -> 
         "training.model.fp8=True training.model.fp8_hybrid=True\n"
     )
     (site,) = parse_file(SourceFile("run.sh", text), "shell")
-    assert site.layers[0].startswith("conf/training/llama/llama2_7b.yaml (base config not found")
-    assert site.enabled.value is True and site.amax_history_len.provenance == "default"
+    assert site.layers[0] == "conf/training/llama/llama2_7b.yaml (not found, not read)"
+    assert site.enabled.value is True and not site.amax_history_len.known
+    # a selection that names no config here (`llama3_405b` where only `llama2_7b` exists, or
+    # no `conf/` at all) is said once, at the selection, and nothing is guessed
+    (note,) = [n for n in site.notes if n.kind == "missing-config"]
+    assert text[note.span.start_offset : note.span.end_offset] == "training=llama/llama2_7b"
 
 
 def test_flag_equals_value_is_written_in_place_not_through_a_variable() -> None:
@@ -774,3 +781,5 @@ def test_parameter_expansion_defaults_are_read_as_the_value() -> None:
     assert algo is not None and script[algo.start_offset : algo.end_offset] == "most_recent"
     (d,) = [d for d in lint("run.sh", script) if d.code == "FP8101"]
     assert d.line == 3
+    # `show` says the environment may override a default read as the value
+    assert site.train_steps.note == "the default of `${ITERS}`; the environment may set it"

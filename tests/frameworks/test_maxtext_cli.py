@@ -133,3 +133,21 @@ def test_single_dtype_qwix_rules_are_no_site_not_fp8401() -> None:
     for mode in ("fp8_e4m3", "fp8_e5m2"):
         text = f"python3 -m MaxText.train b.yml quantization={mode}\n"
         assert parse_file(SourceFile("t.sh", text), "shell") == []
+
+
+LOOPED = """\
+#!/bin/bash
+RECIPES=(fp8 te_mxfp8 int8)
+for recipe in "${RECIPES[@]}"; do
+  python3 -m MaxText.train MaxText/configs/base.yml run_name=r-$recipe \\
+      quantization=${recipe} steps=20
+done
+"""
+
+
+def test_a_loop_over_recipes_gives_one_site_per_recipe() -> None:
+    sites = parse_file(SourceFile("sweep.sh", LOOPED), "shell")
+    assert [(s.enabled.value, s.recipe.value) for s in sites] == [
+        (True, Recipe.DELAYED),
+        (True, Recipe.MXFP8),
+    ], sites  # `int8` is not FP8: that run has no FP8 site

@@ -137,3 +137,60 @@ def test_most_recent_fallback_is_flagged_at_the_enabling_variable(tmp_path: Path
     r = run_cli("check", "--no-cache", "--output-format", "concise", ".", cwd=tmp_path)
     assert "config_x.sh:1:12: FP8101 [warning]" in r.stdout, r.stdout
     assert "FP8_AMAX_ALGO" in r.stdout
+
+
+FP8_PART = """\
+export FP8=True
+export FP8_HYBRID=True
+export FP8_AMAX_ALGO=max
+export FP8_AMAX_HISTORY=1024
+export FP8_REDUCE_AMAX=True
+"""
+SOURCING = """\
+source $(dirname ${BASH_SOURCE[0]})/config_common.sh
+source "$(dirname "${BASH_SOURCE[0]}")/config_fp8.sh"
+export DGXNNODES=8
+export TENSOR_MODEL_PARALLEL=4
+export PIPELINE_MODEL_PARALLEL=8
+export FP8_AMAX_HISTORY=4
+"""
+
+
+def test_a_config_that_sources_the_fp8_script_is_a_site(tmp_path: Path) -> None:
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "config_fp8.sh").write_text(FP8_PART)
+    (tmp_path / "config_common.sh").write_text("export SEQ_PARALLEL=True\n")
+    (tmp_path / "config_DGXH100_8x8x4.sh").write_text(SOURCING)
+    r = run_cli("show", "config_DGXH100_8x8x4.sh", cwd=tmp_path)
+    assert "Traceback" not in r.stderr
+    out = r.stdout
+    assert "config_common.sh > config_fp8.sh > config_DGXH100_8x8x4.sh (overrides)" in out, out
+    assert "enabled                      True           written at config_fp8.sh:1:12" in out
+    # the script's own assignment after the `source` line wins over the sourced one
+    assert "amax_history_len             4              written at 6:25" in out, out
+    assert "tensor_parallel              4              written at 4:30" in out, out
+    # a finding about the sourced settings is reported at the `source` line, without a fix
+    r = run_cli("check", "--no-cache", "--output-format", "json", ".", cwd=tmp_path)
+    import json
+
+    found = {
+        d["code"]: (d["location"]["row"], d["fix"])
+        for d in json.loads(r.stdout)
+        if d["filename"].endswith("8x8x4.sh")
+    }
+    assert found["FP8201"] == (2, None), r.stdout  # the recipe the sourced FP8=True runs
+    assert found["FP8102"][0] == 6  # the script's own short history, at its own line
+
+
+def test_a_sourced_script_that_cannot_be_placed_or_read_adds_nothing(tmp_path: Path) -> None:
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "inner").mkdir()
+    (tmp_path.parent / "outside_fp8.sh").write_text(FP8_PART)
+    for i, line in enumerate(
+        ["source $CONFIG_DIR/config_fp8.sh", "source ../outside_fp8.sh", ". ./missing.sh"]
+    ):
+        (tmp_path / "inner" / f"config_{i}.sh").write_text(line + "\nexport TP=2\n")
+    for i in range(3):
+        text = (tmp_path / "inner" / f"config_{i}.sh").read_text()
+        file = SourceFile(str(tmp_path / "inner" / f"config_{i}.sh"), text)
+        assert parse_file(file, "shell") == [], text

@@ -50,8 +50,8 @@ def cmd_show(args: argparse.Namespace) -> int:
     the same warnings for files it does not read.  A folder is not a FILE here (exit 2)."""
     import json
 
-    from fp8lint.documents import kind_for
     from fp8lint.engine import FileProblem, lint_text, read_text
+    from fp8lint.engine.files import file_kind
     from fp8lint.engine.runner import selected_files
     from fp8lint.frameworks.registry import label
     from fp8lint.report.sites import render_sites
@@ -69,7 +69,7 @@ def cmd_show(args: argparse.Namespace) -> int:
     if not chosen and not status:
         print("warning: no files to check under the given paths", file=sys.stderr)
     for shown in chosen:
-        kind = kind_for(shown)
+        kind = file_kind(shown)
         assert kind is not None
         try:
             text = read_text(shown, RunSettings().max_bytes)

@@ -34,6 +34,8 @@ class Word:
     end: int
     known: bool = True
     quoted: bool = False
+    # `${TP:-2}`: the variable whose default this word is (the environment may set it)
+    default_of: str | None = None
 
 
 @dataclass
@@ -211,7 +213,8 @@ class _Expander:
                 if fallback is None:
                     return [Word(raw, start, end, known=False)]
                 at = start + raw.index(only) + m.start("default")
-                return [Word(fallback, at, at + len(fallback), True, parts[0][0] == "dq")]
+                dq = parts[0][0] == "dq"
+                return [Word(fallback, at, at + len(fallback), True, dq, m.group("dname"))]
             if parts[0][0] == "dq":
                 if not spread and len(words) > 1:
                     joined = " ".join(w.text for w in words)
@@ -312,22 +315,66 @@ class _Expander:
         return out, known
 
 
+MAX_LOOP_RUNS = 64  # commands one loop body may stand for; past it the loop variable is unknown
+
+
+@dataclass
+class _Loop:
+    """`for NAME in WORDS; do ... done`: the body runs once per word (None: words not known)."""
+
+    name: str
+    values: list[Word] | None
+
+
 def parse(text: str) -> Script:
-    """Variables and commands of a script, in order; later assignments win."""
+    """Variables and commands of a script, in order; later assignments win.  A command in the
+    body of `for NAME in a b c` that reads NAME stands for one command per value, each with
+    NAME's word where the value is written in the `for` line."""
     script = Script(text)
     expander = _Expander(script)
     tokens = _Lexer(text).tokens()
     i = 0
     current: list[Word] = []
+    raws: list[tuple[str, int, int, list[tuple[str, str]]]] = []  # the current command's tokens
+    loops: list[_Loop] = []
+
+    def flush() -> None:
+        nonlocal current, raws
+        runs = _loop_runs(loops, raws) if loops and current else None
+        if runs is None:
+            if current:
+                script.commands.append(current)
+        else:
+            for binding in runs:
+                saved = {n: script.variables.get(n) for n in binding}
+                script.variables.update(binding)
+                words: list[Word] = []
+                for t in raws:
+                    words.extend(expander.expand(*t)[: MAX_WORDS - len(words)])
+                script.commands.append(words)
+                for n, old in saved.items():
+                    if old is None:
+                        script.variables.pop(n, None)
+                    else:
+                        script.variables[n] = old
+        current, raws = [], []
+
     while i < len(tokens):
         raw, start, end, parts = tokens[i]
         if raw in SEPARATORS:
-            if current:
-                script.commands.append(current)
-                current = []
+            flush()
             i += 1
             continue
-        if not current and raw in KEYWORDS and not parts[1:] and parts[:1] == [("lit", raw)]:
+        lit = not parts[1:] and parts[:1] == [("lit", raw)]
+        if not current and lit and raw == "for":
+            i = _loop_head(tokens, i + 1, expander, loops)
+            continue
+        if not current and lit and raw == "done":
+            if loops:
+                loops.pop()
+            i += 1
+            continue
+        if not current and raw in KEYWORDS and lit:
             i += 1  # `if`, `then`, `do` ...: the command that follows starts afresh
             continue
         if not current and raw in _DECLARE:
@@ -360,12 +407,57 @@ def parse(text: str) -> Script:
             i += 1
             continue
         current.extend(expander.expand(raw, start, end, parts)[: MAX_WORDS - len(current)])
+        raws.append(tokens[i])
         if "$" in raw:
             script.expanded.update(n for v in _VAR.finditer(raw) if (n := _ref_name(v)))
         i += 1
-    if current:
-        script.commands.append(current)
+    flush()
     return script
+
+
+def _loop_head(
+    tokens: list[tuple[str, int, int, list[tuple[str, str]]]],
+    i: int,
+    expander: _Expander,
+    loops: list[_Loop],
+) -> int:
+    """Read `NAME in WORDS` after `for` up to its separator; push the loop.  Any other form
+    (`for NAME; do`, `for ((...))`) leaves NAME unknown."""
+    name = tokens[i][0] if i < len(tokens) else ""
+    if not _NAME.fullmatch(name) or i + 1 >= len(tokens) or tokens[i + 1][0] != "in":
+        loops.append(_Loop(name if _NAME.fullmatch(name) else "", None))
+        while i < len(tokens) and tokens[i][0] not in SEPARATORS:
+            i += 1
+        return i
+    i += 2
+    values: list[Word] | None = []
+    while i < len(tokens) and tokens[i][0] not in SEPARATORS:
+        raw, start, end, parts = tokens[i]
+        if values is not None:
+            values.extend(expander.expand(raw, start, end, parts))
+            if len(values) > MAX_LOOP_RUNS or not all(w.known for w in values):
+                values = None
+        i += 1
+    loops.append(_Loop(name, values))
+    return i
+
+
+def _loop_runs(
+    loops: list[_Loop], raws: list[tuple[str, int, int, list[tuple[str, str]]]]
+) -> list[dict[str, list[Word]]] | None:
+    """The bindings of the loop variables the command reads, one per run of its body; None
+    when it reads none of them or one whose values are not known (it stays unknown)."""
+    read = {n for t in raws if "$" in t[0] for v in _VAR.finditer(t[0]) if (n := _ref_name(v))}
+    runs: list[dict[str, list[Word]]] = [{}]
+    for loop in loops:
+        if loop.name not in read:
+            continue
+        if loop.values is None:
+            return None
+        runs = [{**run, loop.name: [w]} for run in runs for w in loop.values]
+        if len(runs) > MAX_LOOP_RUNS:
+            return None
+    return runs if runs != [{}] else None
 
 
 def _ref_name(m: re.Match[str]) -> str | None:
@@ -415,7 +507,7 @@ def _assigned(
             if ref is not None and fallback is not None:  # `${TP:-2}`: its default, in place
                 first = at + ref.start("default")
                 if fallback:
-                    out.append(Word(fallback, first, first + len(fallback)))
+                    out.append(Word(fallback, first, first + len(fallback), default_of=name))
                 continue
             text, ok = expander._substitute(m.group())
             # text mixed with an expansion has no place of its own that an edit could use

@@ -12,7 +12,7 @@ import stat
 from collections.abc import Callable, Iterable, Iterator
 
 from fp8lint.diagnostics import LocatedError
-from fp8lint.documents import kind_for
+from fp8lint.documents import HEAD_BYTES, kind_for
 from fp8lint.records import record
 
 TYPE_CHECKING = False  # typing's import is a tenth of a pre-commit call
@@ -110,7 +110,7 @@ def _walk(top: str, excluded: Excluder | None = None) -> Iterator[tuple[str, boo
         dirnames[:] = keep
         for name in sorted(filenames):
             full = os.path.join(dirpath, name)
-            if name.startswith(".") or kind_for(name) is None or _ignored(full, ignores):
+            if name.startswith(".") or file_kind(full) is None or _ignored(full, ignores):
                 continue
             if excluded is not None and excluded(full, False):
                 continue
@@ -158,6 +158,19 @@ class Decoded:
     text: str
     encoding: str = "utf-8"
     bom: bytes = b""
+
+
+def file_kind(path: str) -> str | None:
+    """The document kind of a file: by its extension, or for a name without one, by a `#!`
+    line that runs a shell (its first bytes, read with the bounds of every read)."""
+    name = os.path.basename(path)
+    if os.path.splitext(name)[1] or name.startswith("."):
+        return kind_for(name)
+    try:
+        head, _ = read_regular(path, HEAD_BYTES)
+    except OSError:
+        return None
+    return kind_for(name, head[:HEAD_BYTES])
 
 
 def read_text(path: str, max_bytes: int) -> str | None:

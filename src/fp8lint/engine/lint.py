@@ -26,6 +26,7 @@ if TYPE_CHECKING:
 # what a kind's first file imports (`preload` does it before a file's clock starts)
 _KIND_MODULES = {
     "yaml": "fp8lint.frameworks.dispatch",
+    "cfg": "fp8lint.frameworks.dispatch",
     "json": "fp8lint.frameworks.dispatch",
     "toml": "fp8lint.frameworks.dispatch",
     "shell": "fp8lint.frameworks.dispatch",
@@ -70,6 +71,10 @@ def lint_text(
     """Diagnostics and sites for one decoded file."""
     from fp8lint.documents.text import ParseError, SourceFile
 
+    if kind == "cfg":
+        kind = cfg_kind(text) or ""
+        if not kind:
+            return [], []  # an INI file or another `.cfg`: not a config of ours
     file = SourceFile(path, text)
     if reader is None:
         reader = partial(default_reader, limit=settings.max_bytes)
@@ -128,12 +133,26 @@ def fix_text(
     if not settings.plan_fixes:
         settings = replace(settings, plan_fixes=True)
         first = None
+    if kind == "cfg":
+        kind = cfg_kind(text) or "cfg"  # not YAML: nothing to lint, nothing to fix
     lint_one = partial(lint_text, path, kind=kind, settings=settings)
 
     def lint(t: str) -> tuple[list[Diagnostic], list[Fp8Site]]:
         return first if first is not None and t is text else lint_one(t)
 
     return loop(text, lint, unsafe, partial(syntax_error, kind=kind))
+
+
+def cfg_kind(text: str) -> str | None:
+    """ "yaml" when a `.cfg` file is a YAML mapping (Megatron's `--te-precision-config-file`
+    under the name `te_quant.cfg`), else None: INI files and the rest are not read."""
+    from fp8lint.documents.tree import load_yaml
+
+    try:
+        docs = load_yaml(text)
+    except Exception:
+        return None
+    return "yaml" if docs and docs[0].root is not None and docs[0].root.is_map else None
 
 
 def apply_rules(sites: list[Fp8Site], settings: RunSettings, file: SourceFile) -> list[Diagnostic]:
@@ -225,6 +244,7 @@ def _script_span(path: str, site: Fp8Site, file: SourceFile) -> Span | None:
 
     spans = [site.enable_span, site.enabled.span]
     spans += [getattr(site, name).span for name in SETTING_FIELDS]
+    spans.append(site.span)  # the lines that pull the other file in (`source x.sh`)
     return next((s for s in spans if s is not None and s.path == file.path), None)
 
 

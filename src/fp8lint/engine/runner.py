@@ -11,7 +11,7 @@ from functools import partial
 from itertools import islice
 
 from fp8lint.diagnostics import PARSE_ERROR, Diagnostic
-from fp8lint.documents import KINDS, kind_for
+from fp8lint.documents import HEAD_BYTES, KINDS, kind_for
 from fp8lint.engine.files import (
     Decoded,
     DisplayPaths,
@@ -19,6 +19,7 @@ from fp8lint.engine.files import (
     decode,
     discover,
     display_path,
+    file_kind,
     read_bytes,
     too_large,
 )
@@ -61,7 +62,11 @@ class RunResult:
     files_done: int = 0  # files whose result is in (all of them unless interrupted)
 
 
-NOT_A_CONFIG = "not checked: fp8lint reads only " + ", ".join(sorted(KINDS)) + " files"
+NOT_A_CONFIG = (
+    "not checked: fp8lint reads only "
+    + ", ".join(sorted(KINDS))
+    + " files and shell scripts without an extension"
+)
 
 
 def selected_files(
@@ -82,7 +87,7 @@ def selected_files(
         shown = display_path(path) if explicit else shown_of(path)
         if explicit and not os.path.exists(path):
             skipped.append((shown, "no such file or directory"))
-        elif kind_for(path) is not None:
+        elif file_kind(path) is not None:
             chosen.append(shown)
         elif explicit:
             skipped.append((shown, NOT_A_CONFIG))
@@ -181,7 +186,7 @@ def _jobs(
         settings = per_file.settings(path, explicit)
         parse_enabled = settings.selection.enabled(PARSE_ERROR[0], PARSE_ERROR[1], True)
         shown = display_path(path) if explicit else shown_of(path)
-        kind = kind_for(path)
+        kind = file_kind(path)
         if kind is None:
             if explicit and not os.path.exists(path):
                 kind = "missing"
@@ -252,7 +257,7 @@ def run_stdin(
     shown = display_path(name)
     if force_exclude and per_file.excluded(name, True):
         return result, data
-    kind = kind_for(name)
+    kind = kind_for(name, data[:HEAD_BYTES])
     if kind is None:
         result.not_read.append((shown, NOT_A_CONFIG))
         return result, None

@@ -35,6 +35,7 @@ from fp8lint.frameworks.shared import hydra
 from fp8lint.frameworks.shared.base import Arg
 from fp8lint.frameworks.shared.megatron_flags import FLAG_KEYS
 from fp8lint.frameworks.shared.paths import inside, repository_root
+from fp8lint.frameworks.shared.shell_args import arg_note
 from fp8lint.model import EditInfo, Fp8Site, Span
 
 MEGATRON_SCRIPT = re.compile(r"(^|/)(pretrain_[\w]+\.py|train\.py)$")
@@ -144,7 +145,7 @@ def _megatron(
             value_span=value_span,
             known=w.known and value_word.known,
             raw=value_word.text,
-            note="set through a shell variable" if detached else None,
+            note=arg_note(value_word, detached),
             via=via,
         )
         if name.startswith("--fp8"):
@@ -180,6 +181,8 @@ def _hydra(file: SourceFile, command: list[Word], reader: Reader) -> list[Fp8Sit
     args = command[idx + 1 :]
     config_path = config_name = None
     selections: list[tuple[str, str]] = []
+    named_at = program  # the word that names the config: `--config-name`, or a selection
+    selected_at: dict[tuple[str, str], Word] = {}
     overrides: list[hydra.Override] = []
     for w in args:
         text = w.text
@@ -188,7 +191,7 @@ def _hydra(file: SourceFile, command: list[Word], reader: Reader) -> list[Fp8Sit
             if text.startswith("--config-path"):
                 config_path = value
             else:
-                config_name = value
+                config_name, named_at = value, w
             continue
         ov = hydra.parse_override(text, file, w.start, w.end, w.known)
         if ov is None:
@@ -201,6 +204,7 @@ def _hydra(file: SourceFile, command: list[Word], reader: Reader) -> list[Fp8Sit
             and _SELECTION.fullmatch(ov.value)
         ):
             selections.append((ov.path[0], ov.value))  # launcher group selection
+            selected_at[selections[-1]] = w
             continue
         overrides.append(ov)
     if not overrides or not (config_name or selections):
@@ -229,6 +233,7 @@ def _hydra(file: SourceFile, command: list[Word], reader: Reader) -> list[Fp8Sit
             changed = {o.path[0] for o in overrides if len(o.path) > 1}
             group, option = next((g for g in selections if g[0] in changed), selections[0])
             prefix, wanted = (group,), f"conf/{group}/{option}.yaml"
+            named_at = selected_at[(group, option)]
             nemo1 = group == "training"
     mine = [o for o in overrides if o.path[: len(prefix)] == prefix]
     stripped = [
@@ -251,7 +256,10 @@ def _hydra(file: SourceFile, command: list[Word], reader: Reader) -> list[Fp8Sit
     at = file.pos_of_index(program.start)
     line = at.line + 1
     if target is None:
-        return _without_base(file, stripped, at, line, wanted, nemo1) if wanted else []
+        if not wanted:
+            return []
+        named = file.span_of_indices(named_at.start, named_at.end)
+        return _without_base(file, stripped, at, line, wanted, nemo1, named)
     config = hydra.load_file(target, reader)
     if config is None:
         return []
@@ -276,25 +284,38 @@ def _without_base(
     line: int,
     wanted: str,
     nemo1: bool,
+    named: Span,
 ) -> list[Fp8Site]:
-    """The overrides alone, when the config they apply to is not in the repository: a NeMo 1.x
-    program's overrides are read over NeMo 1.x's defaults.  A program fp8lint cannot place
-    gives no site (its defaults are unknown)."""
+    """The overrides alone, when the config they apply to is not in the repository (a typo in
+    `training=llama/llama3_405b`, or a checkout without the Launcher's `conf/`): a NeMo 1.x
+    program's site holds what the overrides write, and every other value is unknown, since
+    the config that is not read may set it (FP8407 says so once, at the word naming it).  A
+    program fp8lint cannot place gives no site."""
     if not nemo1:
         return []
     from fp8lint.documents.tree import Node
+    from fp8lint.frameworks.dispatch import unread_layers
     from fp8lint.frameworks.nemo1 import config as nemo1_framework
+    from fp8lint.model import SourceNote
 
     empty = Node("map", at, at, value=[])
     tree = hydra.merged([empty], hydra.edits_of(overrides, file), at)
     found = nemo1_framework.from_tree(
         file, Document(root=tree, index=0, start=at), base_missing=True
     )
-    chain = [
-        f"{wanted} (base config not found: unwritten values are NeMo 1.x defaults)",
-        f"{file.path}:{line} (overrides)",
+    note = SourceNote.model_construct(
+        kind="missing-config",
+        key=wanted,
+        span=named,
+        message=f"`{wanted}` is not in the repository: its settings are unknown",
+    )
+    chain = [f"{wanted} (not found, not read)", f"{file.path}:{line} (overrides)"]
+    return [
+        unread_layers(s, [wanted]).model_copy(
+            update={"layers": chain, "edit": None, "notes": [*s.notes, note]}
+        )
+        for s in found
     ]
-    return [s.model_copy(update={"layers": chain, "edit": None}) for s in found]
 
 
 def _conf_dirs(

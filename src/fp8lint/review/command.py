@@ -167,17 +167,17 @@ def bot_login(client: GitHubClient, override: str | None, has_token: bool) -> st
 
 def lint_changed(paths: Iterable[str]) -> tuple[list[Diagnostic], dict[str, str]]:
     """Findings in the changed files that exist here, and the texts they refer to."""
-    from fp8lint.documents import kind_for
     from fp8lint.engine import FileProblem, read_file, run
     from fp8lint.engine.config import Resolver
+    from fp8lint.engine.files import file_kind
     from fp8lint.settings import RunSettings
 
     here = os.path.realpath(".")
     existing = [
         p
         for p in paths
-        if kind_for(p) is not None
-        and os.path.isfile(p)
+        if os.path.isfile(p)
+        and file_kind(p) is not None
         # a link out of the checkout must not put another file's lines into a comment
         and os.path.commonpath([here, os.path.realpath(p)]) == here
     ]

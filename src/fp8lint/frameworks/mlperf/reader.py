@@ -39,7 +39,7 @@ from typing import Any
 from fp8lint.documents.shell import Script, Word
 from fp8lint.documents.text import Reader, SourceFile
 from fp8lint.frameworks.shared.base import Arg, as_int, written
-from fp8lint.frameworks.shared.shell_args import word_value
+from fp8lint.frameworks.shared.shell_args import with_sources, word_value
 from fp8lint.frameworks.shared.transformer_config import (
     SPELLED,
     Profile,
@@ -217,20 +217,24 @@ def _implementation(script: Script, file: SourceFile, reader: Reader | None) -> 
 def from_script(
     file: SourceFile, script: Script, sites: Sequence[Fp8Site], reader: Reader | None = None
 ) -> list[Fp8Site]:
-    """One NeMo 1.x site made of the FP8 variables a config script sets."""
-    variables = script.variables
+    """One NeMo 1.x site made of the FP8 variables a config script sets, itself or through
+    the sibling scripts it sources (`source $(dirname ${BASH_SOURCE[0]})/config_fp8.sh`)."""
+    scoped = with_sources(file, script, reader)
+    variables = {name: words for name, (words, _, _) in scoped.items()}
     if "FP8" not in variables or not (FP8_KNOBS & set(variables)):
         return []
     impl = _implementation(script, file, reader)
+
+    def arg_of(var: str) -> Arg | None:
+        words, where, _ = scoped.get(var, ([], file, None))
+        return _arg(where, var, words) if words else None
+
     fields: dict[str, Arg] = {}
     for var, key in impl.bindings.items():
-        words = variables.get(var)
-        arg = _arg(file, var, words) if words is not None else None
+        arg = arg_of(var)
         if arg is not None:
             fields[_RENAMES.get(key, key)] = arg
-    nodes, gpus = variables.get("DGXNNODES"), variables.get("DGXNGPU")
-    n_arg = _arg(file, "DGXNNODES", nodes) if nodes else None
-    g_arg = _arg(file, "DGXNGPU", gpus) if gpus else None
+    n_arg, g_arg = arg_of("DGXNNODES"), arg_of("DGXNGPU")
     n = as_int_or(n_arg, impl.fallbacks.get("num_nodes", 1))
     g = as_int_or(g_arg, impl.fallbacks.get("devices", 8))
     if n_arg is not None and n is not None and g is not None:
@@ -240,9 +244,23 @@ def from_script(
     enable = fields.pop("fp8", None)
     if enable is None:  # `export FP8=` (empty): nothing to read
         return []
-    used = [w for var in (*impl.bindings, "DGXNNODES", "DGXNGPU") for w in variables.get(var, [])]
+    names = [v for v in (*impl.bindings, "DGXNNODES", "DGXNGPU") if v in scoped]
+    own = [w for v in names if scoped[v][2] is None for w in scoped[v][0]]
+    via = [c for v in names if (c := scoped[v][2]) is not None]
+    used = own or via  # every setting sourced: the `source` lines stand for them
     site_span = file.span_of_indices(min(w.start for w in used), max(w.end for w in used))
-    return [_site(file, impl, enable, fields, site_span)]
+    site = _site(file, impl, enable, fields, site_span)
+    if not via:
+        return [site]
+    # findings move to this script (at the `source` line that switches FP8 on), without a
+    # fix: the sourced file is shared by the other configs that source it
+    by_line = sorted((c.start, scoped[v][1].path) for v in names if (c := scoped[v][2]) is not None)
+    sources = list(dict.fromkeys(path for _, path in by_line))
+    switch = scoped["FP8"][2]
+    update: dict[str, Any] = {"layers": [*sources, f"{file.path} (overrides)"]}
+    if switch is not None:
+        update["enable_span"] = file.span_of_indices(switch.start, switch.end)
+    return [site.model_copy(update=update)]
 
 
 def as_int_or(arg: Arg | None, fallback: Any) -> int | None:
