@@ -153,3 +153,20 @@ def test_corpus_llamafactory_file_is_a_quiet_site(corpus: Path) -> None:
     assert site.recipe.value is Recipe.ROWWISE
     assert [d for d in lint("sft.yaml", text) if d.severity.value != "info"] == []
     assert [d for d in lint("sft.yaml", text) if d.fix is not None] == []
+
+
+def test_stage_and_finetuning_type_decide_a_fine_tune() -> None:
+    """Issue 19, class 2: LLaMA-Factory fine-tunes unless `stage: pt` with
+    `finetuning_type: full` (the defaults are sft and lora); `max_steps` is the length."""
+    base = "model_name_or_path: m\nfp8: true\nfp8_backend: te\n"
+    cases = [
+        ("", True),
+        ("stage: dpo\n", True),
+        ("stage: pt\n", True),  # LoRA by default
+        ("stage: pt\nfinetuning_type: full\n", None),
+        ("stage: ${oc.env:STAGE}\n", None),
+    ]
+    for extra, tune in cases:
+        (site,) = parse_file(SourceFile("lf.yaml", base + extra + "max_steps: 200\n"), "yaml")
+        assert site.fine_tune.value is tune, extra
+        assert site.train_steps.value == 200

@@ -56,3 +56,30 @@ def test_nemo_world_size_from_trainer() -> None:
         "trainer:\n  devices: 8\n  num_nodes: 4\nmodel:\n  transformer_engine: true\n  fp8: false\n"
     )
     assert site.world_size.value == 32
+
+
+SFT = """\
+trainer:
+  devices: 8
+  max_steps: {steps}
+model:
+  transformer_engine: true
+  fp8: true
+  fp8_hybrid: true
+  fp8_amax_history_len: 1024
+  fp8_amax_compute_algo: max
+{extra}"""
+
+
+def test_run_length_and_fine_tune_signals_are_read() -> None:
+    """Issue 19, class 2: `trainer.max_steps` is the run length (-1 means epochs: unknown),
+    and `model.restore_from_path` or a `model.peft.peft_scheme` make the run a fine-tune."""
+    (site,) = sites(SFT.format(steps=2000, extra="  restore_from_path: ???\n"))
+    assert site.train_steps.value == 2000 and site.fine_tune.value is True
+    (site,) = sites(SFT.format(steps=-1, extra="  peft:\n    peft_scheme: lora\n"))
+    assert site.train_steps.value is None and site.fine_tune.value is True
+    assert site.fine_tune.key == "model.peft.peft_scheme"
+    for extra in ("  restore_from_path: null\n", "  peft:\n    peft_scheme: none\n", ""):
+        (site,) = sites(SFT.format(steps=500000, extra=extra))
+        assert site.fine_tune.value is not True, extra
+        assert site.train_steps.value == 500000

@@ -155,3 +155,14 @@ def test_a_grandparent_that_is_not_read_leaves_its_settings_unknown(tmp_path: Pa
     assert site.fmt.known and not site.recipe.known
     assert "grpo_base_missing.yaml" in (site.recipe.note or "")
     assert "FP8101" not in [d.code for d in lint(str(child), child.read_text())]
+
+
+def test_a_nemo_rl_recipe_is_a_fine_tune() -> None:
+    """Issue 19, class 2: NeMo-RL post-trains the checkpoint `policy.model_name` names, so the
+    severity policy's fine-tune rule applies to every one of its sites."""
+    text = (
+        "policy:\n  model_name: m\n  megatron_cfg:\n    enabled: true\n    fp8_cfg:\n"
+        "      enabled: true\n      fp8: hybrid\n      fp8_recipe: delayed\n"
+    )
+    (site,) = parse_file(SourceFile("grpo.yaml", text), "yaml")
+    assert site.fine_tune.value is True

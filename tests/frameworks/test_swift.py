@@ -121,3 +121,13 @@ def test_commands_in_ci_run_snippets() -> None:
     assert (swift.amax_compute_algo.span.line, swift.amax_compute_algo.span.column) == (9, 57)
     assert maxtext.kind == "MaxText command line (`MaxText.train`)"
     assert maxtext.span.line == 10
+
+
+def test_sft_and_rlhf_are_fine_tunes_and_pt_is_not() -> None:
+    """Issue 19, class 2: `megatron sft|rlhf` post-train a trained model (the severity
+    policy's fine-tune), `megatron pt` pretrains; `--train_iters` is the run length."""
+    for sub, tune in (("sft", True), ("rlhf", True), ("pt", False)):
+        text = f"megatron {sub} --model Qwen/Qwen3-8B --fp8_format hybrid --train_iters 300\n"
+        (site,) = parse_file(SourceFile("run.sh", text), "shell")
+        assert (site.fine_tune.value is True) is tune, sub
+        assert site.train_steps.value == 300

@@ -31,7 +31,7 @@ from typing import Any, cast
 from fp8lint.documents.text import SourceFile
 from fp8lint.documents.tree import Document, Node
 from fp8lint.frameworks.shared import surfaces
-from fp8lint.frameworks.shared.base import Arg, default, invalid_note, written
+from fp8lint.frameworks.shared.base import Arg, as_int, default, invalid_note, written
 from fp8lint.frameworks.shared.te_recipes import TE, delayed_defaults
 from fp8lint.frameworks.shared.transformer_config import as_bool
 from fp8lint.frameworks.shared.tree_args import args_of_map
@@ -44,6 +44,7 @@ from fp8lint.model import (
     Recipe,
     Setting,
     SourceNote,
+    Span,
 )
 
 LLAMAFACTORY = "LLaMA-Factory"
@@ -86,6 +87,29 @@ def from_tree(file: SourceFile, doc: Document) -> list[Fp8Site]:
         return []
     args = args_of_map(file, root, (), root)
     return [_site(file, root, args, which)]
+
+
+def _run_length(args: dict[str, Arg], anchor: Span) -> dict[str, Setting[Any]]:
+    """`max_steps` (Hugging Face's, when positive) and whether the run fine-tunes: every
+    `stage` but `pt` does (the default is `sft`), and so does `pt` with an adapter
+    (`finetuning_type` other than `full`; the default is `lora`).  hiyouga/LLaMA-Factory
+    `src/llamafactory/hparams/finetuning_args.py` @00577a85 (`FinetuningArguments`)."""
+    out: dict[str, Setting[Any]] = {}
+    steps = args.get("max_steps")
+    if steps is not None and steps.known and (as_int(steps.value) or 0) > 0:
+        out["train_steps"] = written(steps, as_int(steps.value))
+    stage, kind = args.get("stage"), args.get("finetuning_type")
+    if any(a is not None and not a.known for a in (stage, kind)):
+        return out
+    if stage is None:
+        out["fine_tune"] = default(True, LLAMAFACTORY, "stage", anchor, "the default stage is sft")
+    elif str(stage.value).lower() != "pt":
+        out["fine_tune"] = written(stage, True)
+    elif kind is None:
+        out["fine_tune"] = default(True, LLAMAFACTORY, "finetuning_type", anchor, "LoRA")
+    elif str(kind.value).lower() != "full":
+        out["fine_tune"] = written(kind, True)
+    return out
 
 
 def _flag(args: dict[str, Arg], key: str, of: str) -> Setting[Any]:
@@ -204,6 +228,8 @@ def _site(file: SourceFile, root: Node, args: dict[str, Arg], which: str) -> Fp8
                 values["recompute_granularity"] = written(gc, None)
             elif gc.value not in (False, None) and as_bool(gc.value) is not False:
                 values["recompute_granularity"] = written(gc, "full")
+    if which == LLAMAFACTORY:
+        values.update(_run_length(args, anchor))
     gather = args.get("fp8_enable_fsdp_float8_all_gather")
     if gather is not None and gather.known and as_bool(gather.value) is None:
         invalid.append(invalid_note(gather, "expected true or false"))

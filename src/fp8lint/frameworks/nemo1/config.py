@@ -16,9 +16,9 @@ from typing import Any
 
 from fp8lint.documents.editing import Editor
 from fp8lint.documents.text import SourceFile
-from fp8lint.documents.tree import Document
+from fp8lint.documents.tree import Document, Node
 from fp8lint.frameworks.shared import surfaces
-from fp8lint.frameworks.shared.base import as_int, written
+from fp8lint.frameworks.shared.base import Arg, as_int, written
 from fp8lint.frameworks.shared.transformer_config import (
     MODEL_TO_CONFIG,
     Profile,
@@ -48,6 +48,23 @@ _RENAMES = {
     "fp8_params": "fp8_param_gather",
     "activations_checkpoint_granularity": "recompute_granularity",
 }
+
+
+def _fine_tune(file: SourceFile, root: Node, fields: dict[str, Arg], model: Node) -> Arg | None:
+    """What says the run fine-tunes a trained model: `model.restore_from_path` (NeMo's SFT and
+    PEFT configs start from a `.nemo` file; `???` is a required value, still a fine-tune) or
+    a `model.peft.peft_scheme` (NVIDIA/NeMo `examples/nlp/language_modeling/tuning/conf/
+    megatron_gpt_finetuning_config.yaml` @00780235)."""
+    restore = fields.get("restore_from_path")
+    if restore is not None and (not restore.known or restore.value is not None):
+        return replace(restore, value=True, known=True, note="starts from a trained model")
+    peft = model.get("peft")
+    if peft is not None and peft[1].is_map:
+        found = args_of_map(file, root, ("model", "peft"), peft[1], "model.peft.{key}")
+        scheme = found.get("peft_scheme")
+        if scheme is not None and scheme.known and scheme.value not in (None, "none"):
+            return replace(scheme, value=True, note=f"PEFT ({scheme.value})")
+    return None
 
 
 def from_tree(file: SourceFile, doc: Document, base_missing: bool = False) -> list[Fp8Site]:
@@ -88,6 +105,12 @@ def from_tree(file: SourceFile, doc: Document, base_missing: bool = False) -> li
                 value=d * n,
                 note=f"{d} devices x {n} nodes",
             )
+        steps = targs.get("max_steps")  # -1: run `max_epochs` instead, a length not known here
+        if steps is not None and steps.known and (as_int(steps.value) or 0) > 0:
+            fields["train_iters"] = steps
+    tune = _fine_tune(file, root, fields, model)
+    if tune is not None:
+        fields["finetune"] = tune
 
     notes: list[SourceNote] = []
     checked = surfaces.check("nemo1", fields)  # before `fp8` (a boolean here) is taken out

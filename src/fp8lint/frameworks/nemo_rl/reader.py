@@ -113,6 +113,10 @@ def from_tree(file: SourceFile, doc: Document) -> list[Fp8Site]:
             fields[key] = inner[key]
     if "fp8_param" in inner:
         fields["fp8_param_gather"] = inner["fp8_param"]
+    # NeMo-RL post-trains (SFT, DPO, GRPO, distillation) the checkpoint `policy.model_name`
+    # names: a fine-tune for the severity policy, never a pretraining run
+    at = file.span(fp8_pair[0].start, fp8_pair[0].end)
+    fields["finetune"] = Arg("policy", True, at, at, note="NeMo-RL post-trains a trained model")
     fmt_arg = fields.get("fp8")
     fmt = None
     if fmt_arg is None:

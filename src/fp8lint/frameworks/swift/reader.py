@@ -34,6 +34,7 @@ from fp8lint.frameworks.shared.transformer_config import (
 from fp8lint.model import EditInfo, Fp8Site, Framework
 
 SUBCOMMANDS = frozenset({"sft", "pt", "rlhf"})
+TUNING = frozenset({"sft", "rlhf"})  # `pt` pretrains (or continues pretraining)
 LABEL = "ms-swift"
 SWIFT_DEFAULTS = SurfaceDefaults("swift", drop=("recompute_granularity",))
 EXTRA_KWARGS = ("--megatron_extra_kwargs", "--extra_megatron_kwargs")
@@ -108,6 +109,12 @@ def from_command(file: SourceFile, command: list[Word], script: Script) -> list[
     fields = fields_from_flags({**_extra(file, flags), **flags})
     if "--num_query_groups" in flags:  # Swift derives group_query_attention from it
         fields["num_query_groups"] = flags["--num_query_groups"]
+    sub = command[idx]
+    if sub.text in TUNING and "finetune" not in fields:  # sft / rlhf start from a trained model
+        at = file.span_of_indices(sub.start, sub.end)
+        fields["finetune"] = Arg(
+            f"megatron {sub.text}", True, at, at, note="post-training from a trained model"
+        )
     first, last = command[idx - 1], command[-1]
     span = file.span_of_indices(first.start, max(last.end, first.end))
     edit = None
