@@ -82,30 +82,12 @@ def parse_yaml(file: SourceFile, reader: Reader) -> list[Fp8Site]:
         if notes:
             found = [s.model_copy(update={"notes": [*s.notes, *notes]}) for s in found]
         if unread:
+            from fp8lint.frameworks.shared.hydra import unread_layers
+
             found = [unread_layers(s, list(dict.fromkeys(unread))) for s in found]
         sites.extend(found)
     sites += script_snippets(file, docs, reader)
     return sites or unidentified.from_docs(file, docs)
-
-
-def unread_layers(site: Fp8Site, parents: list[str]) -> Fp8Site:
-    """`site` when `parents` (layers of its config) could not be read: a value the file does
-    not write could come from one of them, so it is unknown, not the framework's default, and
-    rules that need it stay silent.  FP8407 names the parents once; written values stand."""
-    from fp8lint.model import SETTING_FIELDS, Setting
-
-    named = ", ".join(f"`{p}`" for p in parents)
-    update: dict[str, Setting[object]] = {}
-    for name in SETTING_FIELDS:
-        setting = getattr(site, name)
-        if setting.provenance in ("default", "derived"):
-            update[name] = Setting[object].model_construct(
-                known=False,
-                provenance="absent",
-                key=setting.key,
-                note=f"{named} may set it",
-            )
-    return site.model_copy(update=update)
 
 
 def _missing_parent(file: SourceFile, name: str, node: Node) -> SourceNote:

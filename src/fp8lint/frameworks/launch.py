@@ -294,7 +294,6 @@ def _without_base(
     if not nemo1:
         return []
     from fp8lint.documents.tree import Node
-    from fp8lint.frameworks.dispatch import unread_layers
     from fp8lint.frameworks.nemo1 import config as nemo1_framework
     from fp8lint.model import SourceNote
 
@@ -311,7 +310,7 @@ def _without_base(
     )
     chain = [f"{wanted} (not found, not read)", f"{file.path}:{line} (overrides)"]
     return [
-        unread_layers(s, [wanted]).model_copy(
+        hydra.unread_layers(s, [wanted]).model_copy(
             update={"layers": chain, "edit": None, "notes": [*s.notes, note]}
         )
         for s in found

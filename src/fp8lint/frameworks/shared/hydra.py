@@ -24,6 +24,7 @@ from fp8lint.documents.omega import Edit, Unknown
 from fp8lint.documents.text import ParseError, Reader, SourceFile
 from fp8lint.documents.tree import Document, Node, Pos, TreeError, load_yaml
 from fp8lint.frameworks.shared.paths import inside_real, repository_root
+from fp8lint.model import Fp8Site
 
 MAX_CHAIN = 8
 MAX_LAYERS = 64  # files one merged config may come from (a `defaults:` tree fans out)
@@ -403,3 +404,23 @@ def _docs(file: SourceFile) -> list[Document]:
         return load_yaml(file.text, file)
     except TreeError:
         return []
+
+
+def unread_layers(site: Fp8Site, parents: list[str]) -> Fp8Site:
+    """`site` when `parents` (layers of its config) could not be read: a value the file does
+    not write could come from one of them, so it is unknown, not the framework's default, and
+    rules that need it stay silent.  FP8407 names the parents once; written values stand."""
+    from fp8lint.model import SETTING_FIELDS, Setting
+
+    named = ", ".join(f"`{p}`" for p in parents)
+    update: dict[str, Setting[object]] = {}
+    for name in SETTING_FIELDS:
+        setting = getattr(site, name)
+        if setting.provenance in ("default", "derived"):
+            update[name] = Setting[object].model_construct(
+                known=False,
+                provenance="absent",
+                key=setting.key,
+                note=f"{named} may set it",
+            )
+    return site.model_copy(update=update)
