@@ -6,7 +6,7 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from fp8lint.diagnostics import Applicability, Severity
-from fp8lint.model import Fp8Site
+from fp8lint.model import AmaxScope, Fp8Site
 from fp8lint.rule import Example, Finding, FixPlan, Rule, term, where
 
 _TE = (
@@ -43,13 +43,22 @@ class AmaxGroupExcludesTp(Rule):
             "    pass\n",
             lines=(4,),
         ),
+        Example(
+            "pretrain_mds.sh",
+            "deepspeed pretrain_gpt.py --tensor-model-parallel-size 4 --fp8-hybrid "
+            "--transformer-impl transformer_engine --deepspeed --deepspeed_config ds.json\n",
+            lines=(1,),
+        ),
     )
 
     def check(self, site: Fp8Site, options: Mapping[str, Any]) -> Iterator[Finding]:
         scope = site.amax_scope
         if not (site.is_on and site.is_delayed) or scope.value is None:
             return
-        if scope.value.includes_tp is not False or not scope.written:
+        if scope.value.includes_tp is not False:
+            return
+        # a group written in the file, or one a framework's own code fixes (Megatron-DeepSpeed)
+        if not scope.written and scope.value is not AmaxScope.DP_ONLY:
             return
         tp = site.tensor_parallel.value
         if tp == 1:
@@ -69,6 +78,9 @@ class AmaxGroupExcludesTp(Rule):
             fix=FixPlan(
                 Applicability.DISPLAY_ONLY,
                 "pass Megatron's parallel_state.get_amax_reduction_group() (or no group, for the "
-                "world) as the amax reduction group",
+                "world) as the amax reduction group"
+                if scope.written
+                else f"{scope.default_of} fixes the group in its code: run FP8 with "
+                "tensor parallel size 1, or on Megatron-LM",
             ),
         )

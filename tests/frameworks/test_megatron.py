@@ -62,3 +62,20 @@ def test_a_boolean_fp8_switch_is_not_a_megatron_transformer_config() -> None:
     assert [d.code for d in lint("x.yaml", text)] == ["FP8406"]
     (site,) = sites(text.replace("fp8: true", "fp8: hybrid"))
     assert site.framework == Framework.MEGATRON and site.is_on
+
+
+def test_megatron_deepspeed_reduces_the_amax_over_data_parallel_ranks_only() -> None:
+    """Issue 19, class 10: a Megatron-DeepSpeed launch (`--deepspeed`) has the fork's
+    DP-only `fp8_group` (Megatron-LM PR #442's bug); TP 1 leaves nothing out."""
+    base = (
+        "deepspeed pretrain_gpt.py --tensor-model-parallel-size {tp} --fp8-hybrid "
+        "--transformer-impl transformer_engine --deepspeed --deepspeed_config ds.json\n"
+    )
+    (site,) = parse_file(SourceFile("run.sh", base.format(tp=4)), "shell")
+    assert site.kind.startswith("Megatron-DeepSpeed launch command")
+    assert site.amax_scope.value == AmaxScope.DP_ONLY and site.edit is None
+    assert [d.code for d in lint("run.sh", base.format(tp=4))].count("FP8301") == 1
+    assert "FP8301" not in [d.code for d in lint("run.sh", base.format(tp=1))]
+    plain = base.format(tp=4).replace(" --deepspeed --deepspeed_config ds.json", "")
+    (site,) = parse_file(SourceFile("run.sh", plain), "shell")
+    assert site.amax_scope.value == AmaxScope.TP_DP_CP  # Megatron-LM's own group

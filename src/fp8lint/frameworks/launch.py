@@ -161,8 +161,34 @@ def _megatron(
             insert_after=file.span_of_indices(anchor.start, anchor.end),
             keys=FLAG_KEYS,
         )
+    if DEEPSPEED_FLAGS & set(flags):
+        kind = kind or f"Megatron-DeepSpeed launch command (`{os.path.basename(first.text)}`)"
+        return _megatron_deepspeed(megatron.site_from_flags(flags, file.path, span, kind, edit))
     kind = kind or f"Megatron launch command (`{os.path.basename(first.text)}`)"
     return megatron.site_from_flags(flags, file.path, span, kind, edit)
+
+
+# the flags Megatron-DeepSpeed's `pretrain_*.py` take and Megatron-LM's do not
+DEEPSPEED_FLAGS = frozenset({"--deepspeed", "--deepspeed_config", "--deepspeed-config"})
+
+
+def _megatron_deepspeed(site: Fp8Site) -> Fp8Site:
+    """Megatron-DeepSpeed reduces the amax over the data-parallel group alone: its
+    `ParallelTransformer` passes `get_data_parallel_group()` as `fp8_group` (the code Megatron-LM
+    PR #442 fixed; deepspeedai/Megatron-DeepSpeed `megatron/model/transformer.py` L1719
+    @4efb479d), whatever the parallel flags say."""
+    from fp8lint.model import AmaxScope, Setting
+
+    scope = Setting[AmaxScope].model_construct(
+        value=AmaxScope.DP_ONLY,
+        known=True,
+        provenance="default",
+        key="fp8_group",
+        default_of="Megatron-DeepSpeed",
+        span=site.enabled.span or site.span,
+        note="its transformer passes the data-parallel group as TE's fp8_group",
+    )
+    return site.model_copy(update={"amax_scope": scope, "edit": None})
 
 
 # a Launcher group selection, `training=llama/llama2_70b`: a relative name, no variables
