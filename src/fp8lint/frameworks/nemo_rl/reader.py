@@ -30,6 +30,7 @@ from fp8lint.documents.text import SourceFile
 from fp8lint.documents.tree import Document, Node
 from fp8lint.frameworks.shared.base import Arg, written
 from fp8lint.frameworks.shared.transformer_config import (
+    PARALLEL_KEYS,
     Profile,
     SurfaceDefaults,
     as_bool,
@@ -40,14 +41,6 @@ from fp8lint.frameworks.shared.tree_args import args_of_map, edit_info
 from fp8lint.model import Fp8Site, Framework, Setting, SourceNote
 
 LABEL = "NeMo-RL (Megatron TransformerConfig)"
-MEGATRON_KEYS = (
-    "tensor_model_parallel_size",
-    "pipeline_model_parallel_size",
-    "context_parallel_size",
-    "expert_model_parallel_size",
-    "expert_tensor_parallel_size",
-    "sequence_parallel",
-)
 DEFAULTS = SurfaceDefaults("nemo_rl")
 FP8_ENV = ("NVTE_FP8_BLOCK_SCALING_FP32_SCALES",)
 # the only keys NeMo-RL copies from fp8_cfg: a fix can write nothing else there
@@ -105,7 +98,7 @@ def from_tree(file: SourceFile, doc: Document) -> list[Fp8Site]:
         enabled = written(switch, bool(as_bool(switch.value)))
 
     fields: dict[str, Arg] = {}
-    for key in MEGATRON_KEYS:
+    for key in PARALLEL_KEYS:
         if key in outer:
             fields[key] = outer[key]
     for key in ("fp8", "fp8_recipe"):

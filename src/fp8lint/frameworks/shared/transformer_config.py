@@ -145,6 +145,18 @@ def key_map(spell: Callable[[str], str]) -> dict[str, str]:
     return {name: spell(name) for name in SPELLED}
 
 
+# the TransformerConfig parallel sizes that stacks wrapping Megatron copy from their own
+# config onto the model provider (NeMo-RL's `megatron_cfg`, verl's `<role>.megatron`)
+PARALLEL_KEYS = (
+    "tensor_model_parallel_size",
+    "pipeline_model_parallel_size",
+    "context_parallel_size",
+    "expert_model_parallel_size",
+    "expert_tensor_parallel_size",
+    "sequence_parallel",
+)
+
+
 @dataclass(frozen=True)
 class Profile:
     """One stack's defaults and spelling: a field is spelled `keys[name]`, else

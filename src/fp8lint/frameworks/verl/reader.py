@@ -20,7 +20,12 @@ from fp8lint.documents.text import SourceFile
 from fp8lint.documents.tree import Document, Node
 from fp8lint.frameworks.shared import hydra
 from fp8lint.frameworks.shared.base import Arg
-from fp8lint.frameworks.shared.transformer_config import Profile, SurfaceDefaults, build_site
+from fp8lint.frameworks.shared.transformer_config import (
+    PARALLEL_KEYS,
+    Profile,
+    SurfaceDefaults,
+    build_site,
+)
 from fp8lint.frameworks.shared.tree_args import args_of_map
 from fp8lint.model import Fp8Site, Framework, Setting, SourceNote, Span
 
@@ -43,14 +48,7 @@ _OVERRIDE_KEY = re.compile(
 )
 # what verl's engine sets on the provider from `<role>.megatron` itself
 # (`transformer_impl.py` `provider_overrides`); the override dict, applied after, wins
-PARALLEL = (
-    "tensor_model_parallel_size",
-    "pipeline_model_parallel_size",
-    "context_parallel_size",
-    "expert_model_parallel_size",
-    "expert_tensor_parallel_size",
-    "sequence_parallel",
-)
+PARALLEL = PARALLEL_KEYS
 _BASE_NOTE = "verl's trainer config may set it"
 
 
