@@ -5,8 +5,6 @@ parsed by a reader), so the fixed text is parsed here in full, whatever it conta
 
 from __future__ import annotations
 
-import sys
-
 
 def syntax_error(text: str, kind: str) -> str | None:
     """Why `text` does not parse as `kind`, or None when it does (a shell script has no
@@ -24,12 +22,11 @@ def syntax_error(text: str, kind: str) -> str | None:
             from fp8lint.documents.tree import load_json
 
             load_json(text)
-        elif kind == "toml":
-            if sys.version_info >= (3, 11):
-                import tomllib
-            else:  # Python 3.10
-                import tomli as tomllib
-            tomllib.loads(text)
+        elif kind == "toml":  # as the reader loads it
+            from fp8lint.documents.text import SourceFile
+            from fp8lint.documents.toml import load
+
+            load(SourceFile("", text))
     except RecursionError:
         return "nesting too deep to read"
     except Exception as exc:  # every parser's own error type: the text does not parse
