@@ -155,6 +155,8 @@ class IgnoredSetting(Rule):
             value = getattr(setting.value, "value", setting.value)
             if value in STOCK_VALUES[name]:
                 continue  # left at a default: harmless, and common in NVIDIA's own files
+            if any(n.kind == "conflict" and n.key == setting.key for n in site.notes):
+                continue  # the stack refuses it (FP8403): not merely ignored
             yield Finding(
                 span=setting.span,
                 message=f"`{setting.key}` {value} does nothing under the {recipe.value} recipe",

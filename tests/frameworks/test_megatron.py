@@ -79,3 +79,15 @@ def test_megatron_deepspeed_reduces_the_amax_over_data_parallel_ranks_only() -> 
     plain = base.format(tp=4).replace(" --deepspeed --deepspeed_config ds.json", "")
     (site,) = parse_file(SourceFile("run.sh", plain), "shell")
     assert site.amax_scope.value == AmaxScope.TP_DP_CP  # Megatron-LM's own group
+
+
+def test_a_transformer_config_mapping_spells_fp8_weights_fp8_param() -> None:
+    """Issue 19, class 11: `fp8_param` is the TransformerConfig field that
+    `--fp8-param-gather` sets; in a `--yaml-cfg` file it is read under that name."""
+    text = (
+        "language_model:\n  num_layers: 4\n  fp8: hybrid\n  fp8_param: true\n"
+        "  fp8_amax_history_len: 1024\n  fp8_amax_compute_algo: max\n"
+    )
+    (site,) = parse_file(SourceFile("gpt_config.yaml", text), "yaml")
+    assert site.fp8_param_gather.value is True and site.fp8_param_gather.written
+    assert site.fp8_param_gather.key == "language_model.fp8_param"

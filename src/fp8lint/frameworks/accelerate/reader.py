@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, cast
 from fp8lint.documents.text import SourceFile
 from fp8lint.documents.tree import Document
 from fp8lint.frameworks.shared import surfaces
-from fp8lint.frameworks.shared.base import Arg, as_int, default, note, written
+from fp8lint.frameworks.shared.base import Arg, as_int, default, invalid_note, note, written
 from fp8lint.frameworks.shared.te_recipes import ALGOS, FORMATS, TE, delayed_defaults
 from fp8lint.frameworks.shared.transformer_config import as_bool
 from fp8lint.frameworks.shared.tree_args import args_of_map, edit_info
@@ -186,6 +186,8 @@ def build(
         text = str(arg.raw if arg.raw is not None else arg.value)
         values["override_linear_precision"] = written(arg, text.lower())
 
+    if values["recipe"].value is Recipe.MXFP8:
+        _mxfp8(cfg, good, own, values, notes, invalid, spell, anchor)
     values["reduce_amax"] = default(te["reduce_amax"], TE, "reduce_amax", anchor)
     values["amax_scope"] = default(
         AmaxScope.WORLD,
@@ -210,6 +212,49 @@ def build(
         edit=edit,
         **cast("dict[str, Any]", values),  # keys are Setting fields
     )
+
+
+def _mxfp8(
+    cfg: dict[str, Arg],
+    good: dict[str, Any],
+    own: dict[str, Any],
+    values: dict[str, Setting[Any]],
+    notes: list[SourceNote],
+    invalid: list[SourceNote],
+    spell: str,
+    anchor: Span,
+) -> None:
+    """`use_mxfp8_block_scaling`: Accelerate hands TE's `MXFP8BlockScaling` only the fields
+    that differ from its own defaults (`KwargsHandler.to_kwargs`), so its default HYBRID never
+    arrives and the recipe's own E4M3 applies, E5M2 is refused by TE, and an amax history or
+    algorithm other than Accelerate's default raises ValueError (huggingface/accelerate
+    @16cb6eb8 `utils/transformer_engine.py` L161-175, `utils/dataclasses.py` L78-88)."""
+    arg = cfg.get("fp8_format")
+    name = good.get("fp8_format")
+    if name == "E5M2" and arg is not None:
+        invalid.append(invalid_note(arg, "TE's MXFP8 recipe refuses pure E5M2 training"))
+    elif name != "E4M3":
+        values["fmt"] = default(
+            Fp8Format.E4M3,
+            TE,
+            spell.format(key="fp8_format"),
+            arg.value_span if arg is not None else anchor,
+            "MXFP8BlockScaling's own E4M3: Accelerate drops HYBRID, its default",
+        )
+    for key in ("amax_history_len", "amax_compute_algo"):
+        arg = cfg.get(key)
+        if arg is None or not arg.known or key not in good:
+            continue
+        if str(good[key]).lower() != str(own[key]).lower():
+            notes.append(
+                note(
+                    "conflict",
+                    arg,
+                    f"`{arg.key}` with `use_mxfp8_block_scaling`: Accelerate raises ValueError",
+                    why="MXFP8 block scaling has no amax history; Accelerate refuses any "
+                    "value but its default",
+                )
+            )
 
 
 def from_tree(file: SourceFile, doc: Document) -> list[Fp8Site]:

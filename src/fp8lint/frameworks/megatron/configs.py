@@ -26,6 +26,8 @@ from fp8lint.frameworks.shared.tree_args import args_of_map, edit_info
 from fp8lint.model import EditInfo, Fp8Site, Framework, Span
 
 MEGATRON_DEFAULTS = SurfaceDefaults("megatron")
+# a TransformerConfig mapping spells the FP8-weights field `fp8_param`
+TC_KEYS = {**MODEL_TO_CONFIG, "fp8_param_gather": "fp8_param"}
 MEGATRON_FLAGS = Profile(
     framework=Framework.MEGATRON,
     label="Megatron-LM",
@@ -117,6 +119,11 @@ def from_transformer_config(file: SourceFile, doc: Document) -> list[Fp8Site]:
                 (".".join(path[:-1]) + ".{key}") if path[:-1] else "{key}",
             ).items():
                 fields.setdefault(name, arg)
+        if "fp8_param" in fields and "fp8_param_gather" not in fields:
+            # the TransformerConfig field (FP8 weights) that `--fp8-param-gather` sets; in a
+            # mapping it is spelled `fp8_param` (Megatron-LM @d98e8a64 transformer_config.py
+            # L602; `--yaml-cfg` reads it by that name, yaml_arguments.py)
+            fields["fp8_param_gather"] = fields.pop("fp8_param")
         target = mapping.get("_target_")
         nemo = target is not None and "nemo" in str(target[1].deref().value)
 
@@ -133,7 +140,7 @@ def from_transformer_config(file: SourceFile, doc: Document) -> list[Fp8Site]:
             span = file.span(key_pair[0].start, mapping.end) if key_pair else file.span_of(mapping)
         else:
             span = file.span_of(mapping)
-        profile = replace(profile, edit=edit_info(file, doc, mapping, MODEL_TO_CONFIG))
+        profile = replace(profile, edit=edit_info(file, doc, mapping, TC_KEYS))
         switch = _switch(file, root, path, "enabled")
         checkpointing = _switch(file, root, path, "activation_checkpointing")
         if checkpointing is not None:
