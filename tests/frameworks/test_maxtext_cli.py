@@ -151,3 +151,13 @@ def test_a_loop_over_recipes_gives_one_site_per_recipe() -> None:
         (True, Recipe.DELAYED),
         (True, Recipe.MXFP8),
     ], sites  # `int8` is not FP8: that run has no FP8 site
+
+
+def test_newer_quantization_values_that_are_not_fp8_training_are_quiet() -> None:
+    """Issue 19, class 11: MaxText 0.2.5's `serve_fp8_weight` (serving) and `te_no_quant`
+    are not FP8 training recipes: no site, and never an FP8401 error."""
+    for value in ("serve_fp8_weight", "te_no_quant"):
+        text = f"python3 -m MaxText.train base.yml quantization={value} steps=10\n"
+        assert parse_file(SourceFile("run.sh", text), "shell") == [], value
+        yaml_text = f"base_config: base.yml\nquantization: {value}\nici_tensor_parallelism: 2\n"
+        assert parse_file(SourceFile("m.yaml", yaml_text), "yaml") == [], value

@@ -86,7 +86,24 @@ QUANTIZATIONS: dict[str, tuple[Recipe | None, Fp8Format | None, bool, str]] = {
 }
 # `quantization: fp8` with `use_qwix_quantization: true` is Qwix's own E4M3 rule
 QWIX_FP8 = (None, None, False, "Qwix FP8 (E4M3 rule, use_qwix_quantization)")
-NOT_FP8 = frozenset({"", "int8", "intmp", "int4", "fp4", "fp4_e2m1", "fp8_e5m2", "fp8_e4m3"})
+# not FP8 training: MaxText 0.2.5's `te_no_quant` (the TE path without quantization) and
+# `serve_fp8_weight` (FP8 weights for serving, an inference mode), from
+# `../shared/reference/upstream-2026.md` section 2 and the PR branches that add them
+# (AI-Hypercomputer/maxtext refs/pull/4448/head b2609ebd, PR #5207)
+NOT_FP8 = frozenset(
+    {
+        "",
+        "int8",
+        "intmp",
+        "int4",
+        "fp4",
+        "fp4_e2m1",
+        "fp8_e5m2",
+        "fp8_e4m3",
+        "te_no_quant",
+        "serve_fp8_weight",
+    }
+)
 # keys only MaxText configs carry, to tell a MaxText YAML from another file with `quantization`
 MAXTEXT_KEYS = frozenset(
     {
