@@ -91,3 +91,51 @@ def test_megatron_pretrain_scripts_stay_megatron() -> None:
         "python scripts/training/run_recipe.py --recipe llama3_8b_pretrain_8gpu_h100_bf16_config\n"
     )
     assert parse_file(SourceFile("b.sh", bf16), "shell") == []
+
+
+PERF_RECIPES = """\
+from megatron.bridge.perf_recipes._common import _perf_precision
+from megatron.bridge.recipes.llama.llama3 import llama3_8b_pretrain_config
+
+
+def llama3_8b_pretrain_8gpu_h100_fp8cs_config():
+    cfg = llama3_8b_pretrain_config()
+    cfg.mixed_precision = _perf_precision("fp8_cs")
+    return cfg
+
+
+def llama3_8b_pretrain_8gpu_h100_fp8ds_config():
+    cfg = llama3_8b_pretrain_config()
+    cfg.mixed_precision = _perf_precision("fp8_ds")
+    return cfg
+
+
+def llama3_8b_pretrain_8gpu_h100_bf16_config():
+    cfg = llama3_8b_pretrain_config()
+    cfg.mixed_precision = _perf_precision("bf16")
+    return cfg
+"""
+
+
+def test_perf_recipes_precision_helper_is_the_preset_it_returns() -> None:
+    """Issue 19, class 10: `_perf_precision("fp8_cs")` is the current-scaling preset with
+    BF16 first/last layers off; `fp8_ds` the delayed one; `bf16` no FP8."""
+    cs, ds = parse_file(SourceFile("llama3.py", PERF_RECIPES), "python")
+    assert cs.recipe.value == Recipe.TENSORWISE and cs.first_last_layers_bf16.value is False
+    assert ds.recipe.value == Recipe.DELAYED and ds.amax_history_len.value == 1024
+    assert cs.recipe.key == '_perf_precision("fp8_cs")'
+
+
+def test_run_recipe_with_a_recipe_whose_name_hides_fp8() -> None:
+    """Issue 19, class 10: Bridge library recipes named `..._bf16_config` or without a
+    precision that set an FP8 preset are read from the recipe name, also given as
+    `--model STEM --mode MODE`."""
+    text = (
+        "python scripts/training/run_recipe.py --recipe nemotronh_47b_pretrain_config\n"
+        "python scripts/training/run_recipe.py --model nemotron_nano_12b_v2 --mode pretrain\n"
+        "python scripts/training/run_recipe.py --recipe llama3_8b_pretrain_config\n"
+    )
+    h47, nano = parse_file(SourceFile("run.sh", text), "shell")  # llama3_8b: BF16
+    assert h47.recipe.value == Recipe.TENSORWISE
+    assert h47.num_layers_at_start_in_bf16.value == 2
+    assert nano.recipe.value == Recipe.BLOCKWISE  # nanov2's "current scaling" preset

@@ -45,6 +45,9 @@ def mentions_fp8(data: bytes) -> bool:
         or b"TransformerEnginePrecision" in data
         or b"AORecipeKwargs" in data
         or b"te.autocast" in data
+        or b"nemotronh_" in data  # Bridge recipes whose names hide an FP8 preset
+        or b"nemotron_nano_12b_v2" in data
+        or b"low_precision_pretrain" in data
     ):
         return True
     low = data.lower()

@@ -69,6 +69,25 @@ NAME_TOKENS: tuple[tuple[re.Pattern[str], str, dict[str, Any]], ...] = (
         {},
     ),
 )
+# library recipes whose names hide the FP8 preset they set (NVIDIA-NeMo/Megatron-Bridge
+# 067f987d: `recipes/nemotronh/h100/nemotronh.py` L412 and L554,
+# `recipes/nemotronh/h100/nemotron_nano_v2.py` L273, `recipes/llama/llama3.py`, the
+# alias of the `fp8cs` low-precision recipe)
+HIDDEN_PRESETS: dict[str, str] = {
+    "nemotronh_47b_pretrain_config": "nemotron_h_bf16_with_fp8_current_scaling_mixed",
+    "nemotronh_47b_pretrain_8gpu_h100_bf16_config": (
+        "nemotron_h_bf16_with_fp8_current_scaling_mixed"
+    ),
+    "nemotronh_56b_pretrain_config": "nemotron_h_bf16_with_fp8_current_scaling_mixed",
+    "nemotronh_56b_pretrain_8gpu_h100_bf16_config": (
+        "nemotron_h_bf16_with_fp8_current_scaling_mixed"
+    ),
+    "nemotron_nano_12b_v2_pretrain_config": "nanov2_bf16_with_fp8_current_scaling_mixed",
+    "nemotron_nano_12b_v2_pretrain_4gpu_h100_bf16_config": (
+        "nanov2_bf16_with_fp8_current_scaling_mixed"
+    ),
+    "llama3_8b_low_precision_pretrain_config": "bf16_with_fp8_current_scaling_mixed",
+}
 TP_FLAGS = ("-tp", "--tensor_model_parallel_size")
 _FIELD_RENAMES = {"fp8_param": "fp8_param_gather"}
 OVERWRITTEN = "overwritten at setup by the recipe's `mixed_precision` config"
@@ -101,6 +120,8 @@ def _preset(name: str) -> dict[str, Any] | None:
 
 def _name_preset(recipe: str) -> dict[str, Any] | None:
     """The precision values a recipe's name stands for, if it names one."""
+    if recipe in HIDDEN_PRESETS:
+        return _preset(HIDDEN_PRESETS[recipe])
     for pattern, preset, changes in NAME_TOKENS:
         if pattern.search(recipe):
             values = _preset(preset) or {}
@@ -139,11 +160,20 @@ def read(file: SourceFile, words: Sequence[Word], idx: int) -> list[Fp8Site]:
     mixed: dict[str, Arg] = {}
     topology: dict[str, Arg] = {}
     notes: list[SourceNote] = []
+    picked: dict[str, Word] = {}  # `--model STEM --mode MODE`: the recipe `STEM_MODE_config`
     i = 0
     while i < len(args):
         w = args[i]
         text = w.text
         name, eq, inline = text.partition("=")
+        if name in ("--model", "--mode") and not eq and i + 1 < len(args):
+            picked[name] = args[i + 1]
+            i += 2
+            continue
+        if name in ("--model", "--mode") and eq:
+            picked[name] = Word(inline, w.end - len(inline), w.end, w.known)
+            i += 1
+            continue
         if name == "--recipe" or name in TP_FLAGS:
             value_word = w if eq else (args[i + 1] if i + 1 < len(args) else None)
             if value_word is None:
@@ -177,6 +207,13 @@ def read(file: SourceFile, words: Sequence[Word], idx: int) -> list[Fp8Site]:
                 target = mixed if section == "mixed_precision" else model
                 target[field] = arg
         i += 1
+    stem, mode = picked.get("--model"), picked.get("--mode")
+    if stem is not None and mode is not None and stem.known and mode.known:
+        recipe = f"{stem.text}_{mode.text}_config"
+        preset = _name_preset(recipe)
+        if preset is not None:
+            arg = _arg(file, "--model", stem, stem.text, stem.start)
+            layers.insert(0, _preset_args(preset, arg, f"recipe `{recipe}`"))
     fields: dict[str, Arg] = dict(topology)
     for name, arg in model.items():
         precision = name.startswith(("fp8", "fp4", "first_last", "num_layers_at"))

@@ -45,3 +45,45 @@ def preset_site(
     preset = mp.bridge_preset(name)
     profile = replace(BRIDGE_PROFILE, kind=f"Megatron-Bridge preset `{written_as}`")
     return mp.preset_site(ctx, preset, written_as, node, profile, topology, overrides)
+
+
+# `_perf_precision("fp8_cs")` (src/megatron/bridge/perf_recipes/_common.py L99-123) and
+# `get_precision_config("fp8_mx")` (scripts/performance/utils/precision.py L26-43) at
+# NVIDIA-NeMo/Megatron-Bridge 067f987d: the preset each string returns, and what the helper
+# changes in it (BF16 first/last layers off for current and delayed scaling)
+_NO_EDGES: dict[str, object] = {"first_last_layers_bf16": False}
+PERF_PRECISION: dict[str, dict[str, tuple[str, dict[str, object]]]] = {
+    "_perf_precision": {
+        "fp8_cs": ("bf16_with_fp8_current_scaling_mixed", _NO_EDGES),
+        "fp8_ds": ("bf16_with_fp8_delayed_scaling_mixed", _NO_EDGES),
+        "fp8_mx": ("bf16_with_mxfp8_mixed", {}),
+    },
+    "get_precision_config": {
+        "fp8_cs": ("bf16_with_fp8_current_scaling_mixed", _NO_EDGES),
+        "fp8_mx": ("bf16_with_mxfp8_mixed", {}),
+        "fp8_sc": ("bf16_with_fp8_subchannel_scaling_mixed", {}),
+    },
+}
+
+
+def perf_sites(ctx: Context) -> list[Fp8Site]:
+    """The Bridge performance recipes' precision helpers called with a literal string: the
+    preset it returns, as `_perf_precision("fp8_cs")` is written.  `bf16` is not FP8;
+    `nvfp4` returns a preset whose FP4 fields are not modelled yet (no site)."""
+    from fp8lint.frameworks.shared.python_args import positional
+
+    out: list[Fp8Site] = []
+    for helper, table in PERF_PRECISION.items():
+        for call in ctx.facts.calls.get(helper, ()):
+            args = positional(call)
+            if not args:
+                continue
+            ok, value = ctx.literal(args[0].value)
+            if not ok or not isinstance(value, str) or value not in table:
+                continue
+            name, changes = table[value]
+            preset = {**mp.bridge_preset(name), **changes}
+            written_as = ctx.text(call)
+            profile = replace(BRIDGE_PROFILE, kind=f'Megatron-Bridge `{helper}("{value}")`')
+            out.append(mp.preset_site(ctx, preset, written_as, call, profile, {}, []))
+    return out
