@@ -166,3 +166,19 @@ def test_a_nemo_rl_recipe_is_a_fine_tune() -> None:
     )
     (site,) = parse_file(SourceFile("grpo.yaml", text), "yaml")
     assert site.fine_tune.value is True
+
+
+def test_modelopt_quant_cfg_is_a_fake_quantization_site() -> None:
+    """Issue 19, class 10: `policy.quant_cfg` (a ModelOpt preset or recipe path) trains with
+    FP4/FP8 fake quantization: a site that says so, which no scaling rule reads; null is
+    off."""
+    text = (
+        'policy:\n  model_name: m\n  quant_cfg: "NVFP4_DEFAULT_CFG"\n'
+        "  megatron_cfg:\n    enabled: true\n"
+    )
+    (site,) = parse_file(SourceFile("qad.yaml", text), "yaml")
+    assert site.enabled.value is True and not site.recipe.known
+    assert "ModelOpt quantization-aware training" in site.kind
+    assert [d.code for d in lint("qad.yaml", text)] == []
+    off = text.replace('"NVFP4_DEFAULT_CFG"', "null")
+    assert parse_file(SourceFile("qad.yaml", off), "yaml") == []

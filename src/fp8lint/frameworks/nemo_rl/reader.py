@@ -67,10 +67,54 @@ def from_tree(file: SourceFile, doc: Document) -> list[Fp8Site]:
     if root is None or not root.is_map:
         return []
     policy = _map(root, "policy")
+    quant = _fake_quant(file, root, policy)
     megatron = _map(policy, "megatron_cfg")
     fp8_pair = megatron.get("fp8_cfg") if megatron is not None else None
     if megatron is None or fp8_pair is None or not fp8_pair[1].is_map:
+        return quant
+    return [*_fp8_site(file, doc, root, policy, megatron, fp8_pair), *quant]
+
+
+# `policy.quant_cfg`: a ModelOpt preset name (`NVFP4_DEFAULT_CFG`) or a recipe YAML path
+# that `nemo_rl/modelopt/utils.py` `resolve_quant_cfg` turns into ModelOpt's config
+# (NVIDIA-NeMo/RL @7ea279ab; `nemo_rl/models/policy/__init__.py` L598-603); null is off
+_FAKE_NOTE = (
+    "ModelOpt fake quantization (QAT/QAD): quantize-dequantize in the forward pass, a "
+    "straight-through backward, high-precision weights; no FP8/FP4 scaling rule applies"
+)
+
+
+def _fake_quant(file: SourceFile, root: Node, policy: Node | None) -> list[Fp8Site]:
+    if policy is None or policy.get("quant_cfg") is None:
         return []
+    arg = args_of_map(file, root, ("policy",), policy, "policy.{key}").get("quant_cfg")
+    if arg is None or (arg.known and arg.value is None):
+        return []
+    enabled = written(arg, True if arg.known else None, _FAKE_NOTE)
+    recipe = Setting[Any].model_construct(
+        known=False, key=arg.key, note=f"ModelOpt `{arg.raw}`: fake quantization, not modelled"
+    )
+    return [
+        Fp8Site.model_construct(
+            path=file.path,
+            framework="nemo_rl",
+            kind=f"NeMo-RL ModelOpt quantization-aware training (`policy.quant_cfg: {arg.raw}`)",
+            span=arg.span,
+            enable_span=arg.span,
+            enabled=enabled,
+            recipe=recipe,
+        )
+    ]
+
+
+def _fp8_site(
+    file: SourceFile,
+    doc: Document,
+    root: Node,
+    policy: Node | None,
+    megatron: Node,
+    fp8_pair: tuple[Node, Node],
+) -> list[Fp8Site]:
     fp8_cfg = fp8_pair[1].deref()
     base = ("policy", "megatron_cfg")
     spell = "policy.megatron_cfg.{key}"
