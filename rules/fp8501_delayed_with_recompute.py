@@ -73,9 +73,15 @@ class DelayedWithRecompute(Rule):
 
     def check(self, site: Fp8Site, options: Mapping[str, Any]) -> Iterator[Finding]:
         rec = site.recompute_granularity
-        if not (site.is_on and site.is_delayed) or rec.value != "full":
+        # FP8 on, or switched on by a command-line flag (`enabled=args.use_fp8`)
+        switched = site.enabled.value is None and site.enabled_condition.known
+        if not (site.is_on or switched) or not site.is_delayed or rec.value != "full":
             return
-        when = site.recompute_condition.value
+        whens = [site.recompute_condition.value, site.enabled_condition.value if switched else None]
+        found = [w for w in whens if w]
+        if len(found) == 2 and found[1].startswith("when "):
+            found[1] = found[1][len("when ") :]  # "when A is given and B is given"
+        when = " and ".join(found)
         condition = f" {when}" if when else ""
         message = f"full activation recompute with delayed scaling: {term(rec)}{condition}"
         if site.moe_a2a_overlap.value is True:

@@ -378,6 +378,8 @@ class Fp8Site(BaseModel):
     # the condition recompute runs under, in words ("when `--grad_checkpoint` is given"), and
     # whether anything can make it run (False: every value the file gives the switch is false)
     recompute_condition: Setting[str] = _unset()
+    # `autocast(enabled=args.fp8)`: FP8 is on only when the condition holds (a CLI flag)
+    enabled_condition: Setting[str] = _unset()
     recompute_reachable: Setting[bool] = _unset()
     moe_a2a_overlap: Setting[bool] = _unset()
     quantizer_factory: Setting[str] = _unset()

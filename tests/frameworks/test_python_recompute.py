@@ -398,3 +398,40 @@ def test_main_guard_and_literal_tests_are_not_conditions() -> None:
     assert [x.severity.value for x in fp8501(looping)] == ["warning"]
     dead = base + "    if False:\n" + body
     assert [x.severity.value for x in fp8501(dead)] == ["info"]
+
+
+FLAGGED = """\
+import argparse
+
+import transformer_engine.pytorch as te
+from transformers import AutoModelForCausalLM
+
+
+def train_epoch(model, loader, use_fp8):
+    for batch in loader:
+        with te.fp8_autocast(enabled=use_fp8):
+            loss = model(**batch).loss
+        loss.backward()
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--grad_checkpoint", action="store_true")
+    parser.add_argument("--use_fp8", action="store_true")
+    args = parser.parse_args()
+    model = AutoModelForCausalLM.from_pretrained("m")
+    if args.grad_checkpoint:
+        model.gradient_checkpointing_enable()
+    train_epoch(model, [], args.use_fp8)
+"""
+
+
+def test_fp8_switched_on_by_a_flag_with_hf_checkpointing_is_flagged_with_both_flags() -> None:
+    """Issue 19, class 11: TE's default recipe under `enabled=use_fp8` (an argparse flag's
+    name) and reachable HF gradient checkpointing: FP8501, conditioned on both flags."""
+    (d,) = [d for d in lint(FLAGGED) if d.code == "FP8501"]
+    assert d.severity.value == "warning"
+    assert d.message.endswith("when `--grad_checkpoint` is given and `--use_fp8` is given")
+    # a switch fp8lint cannot tie to a flag stays unknown: nothing is said
+    other = FLAGGED.replace("enabled=use_fp8", "enabled=os.environ.get('FP8') == '1'")
+    assert "FP8501" not in [d.code for d in lint(other)]

@@ -61,6 +61,19 @@ def _bare(tgt: Target) -> tuple[CallArg | None, CallArg | None] | None:
     return enabled, group
 
 
+def _switch(ctx: Context, enabled_arg: Any) -> Setting[str] | None:
+    """`enabled=args.use_fp8` (or a parameter named after an argparse flag): the phrase that
+    says which command-line flag switches FP8 on; None for anything else."""
+    from fp8lint.frameworks.shared.python_reach import switch_phrase
+
+    found = switch_phrase(ctx, enabled_arg.value)
+    if found.reachable is not True or not found.phrase:
+        return None
+    return Setting[str].model_construct(
+        value=found.phrase, known=True, provenance="derived", key="enabled", span=found.span
+    )
+
+
 def from_context(ctx: Context) -> list[Fp8Site]:
     """The registry's entry: the autocasts among the calls the core pass found."""
     from fp8lint.frameworks.te.python import AUTOCASTS
@@ -90,6 +103,7 @@ def sites(ctx: Context, autocasts: list[Target]) -> list[Fp8Site]:
             if arg.known and arg.value is False:
                 continue
             enabled = written(arg, bool(arg.value) if arg.known else None)
+        condition = None if enabled_arg is None or enabled.known else _switch(ctx, enabled_arg)
         key = "fp8_group" if tgt.name == "fp8_autocast" else "amax_reduction_group"
         if group_arg is not None and group_arg.keyword is not None:
             key = group_arg.keyword
@@ -111,6 +125,8 @@ def sites(ctx: Context, autocasts: list[Target]) -> list[Fp8Site]:
         }
         if not jax:  # the JAX autocast takes a mesh, not an amax group
             values["amax_scope"] = _group(ctx, call, group_arg, key)
+        if condition is not None:
+            values["enabled_condition"] = condition
         return [
             Fp8Site.model_construct(
                 path=ctx.file.path,
