@@ -44,3 +44,15 @@ def test_a_plugin_of_another_library_is_not_colossalai() -> None:
     text = "from mylib import GeminiPlugin\np = GeminiPlugin(use_fp8=True)\n"
     assert parse_file(SourceFile("x.py", text), "python") == []
     assert [d.code for d in lint("benchmark.py", SCRIPT) if d.code != "FP8401"] == []
+
+
+def test_use_fp8_with_fp32_precision_is_refused() -> None:
+    """ColossalAI's `_LinearFp8` asserts half-precision inputs: `precision="fp32"` with
+    `use_fp8=True` fails once the first FP8 linear runs (FP8403, an error)."""
+    text = (
+        "from colossalai.booster.plugin import LowLevelZeroPlugin\n"
+        'p = LowLevelZeroPlugin(stage=1, precision="fp32", use_fp8=True)\n'
+    )
+    assert [(d.code, d.severity.value) for d in lint("t.py", text)] == [("FP8403", "error")]
+    ok = text.replace('"fp32"', '"bf16"')
+    assert lint("t.py", ok) == []

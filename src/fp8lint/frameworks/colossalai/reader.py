@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 from fp8lint.frameworks.shared import surfaces
 from fp8lint.frameworks.shared.base import default
-from fp8lint.model import AmaxScope, Fp8Format, Fp8Site, Recipe
+from fp8lint.model import AmaxScope, Fp8Format, Fp8Site, Recipe, SourceNote
 
 if TYPE_CHECKING:
     from fp8lint.frameworks.shared.python_args import Context, Target
@@ -60,9 +60,25 @@ def _site(ctx: Context, tgt: Target) -> Fp8Site | None:
         enabled = ctx.unreadable(val.arg)
     else:
         enabled = surfaces.setting_of(val.arg, checked, "use_fp8")
+    notes: list[SourceNote] = []
+    precision = kw.get("precision")
+    if enabled.value is True and precision is not None and precision.arg.known:
+        if str(precision.arg.value).lower() in ("fp32", "float32"):
+            notes.append(
+                SourceNote.model_construct(
+                    kind="conflict",
+                    key=precision.arg.key,
+                    span=precision.arg.span,
+                    message='`use_fp8=True` with `precision="fp32"`: linear_fp8 asserts '
+                    "fp16/bf16 inputs",
+                    why="ColossalAI's FP8 linear casts from half precision only "
+                    "(colossalai/quantization/fp8.py `_LinearFp8`)",
+                )
+            )
     return Fp8Site.model_construct(
         path=ctx.file.path,
         framework="colossalai",
+        notes=notes,
         kind=f"ColossalAI {tgt.name}(use_fp8=...)",
         span=span,
         enable_span=enabled.span if enabled.written else None,
