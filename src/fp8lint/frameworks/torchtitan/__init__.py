@@ -11,5 +11,6 @@ FAMILY = Family(
     python=(
         PythonReader(r"\bFloat8LinearConverter\b", ("Float8LinearConverter",), ".python:sites", 30),
     ),
+    commands=((45, ".cli:from_command"),),
     prefilter=('"mx"',),
 )

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, cast
 from fp8lint.frameworks.shared import surfaces
 from fp8lint.frameworks.shared.base import default, written
 from fp8lint.frameworks.shared.torchao_recipes import RECIPES, implied_format, mentions_moe
-from fp8lint.frameworks.torchtitan.toml import ROUTER_FQN
+from fp8lint.frameworks.torchtitan.toml import ROUTER_FQN, head_in_fp8
 from fp8lint.model import Fp8Site, Framework, Recipe, Setting, SourceNote
 
 if TYPE_CHECKING:
@@ -146,9 +146,12 @@ def _filters(ctx: Context, call_span: Any, val: Val | None) -> tuple[Setting[Any
         unknown = written(arg, None, arg.note or "`filter_fqns` is not a list fp8lint can read")
         return unknown, unknown
     filters = [f for f in arg.value if isinstance(f, str)]
-    head = not any(_filtered(filters, fqn) for fqn in HEAD_FQNS)
+    head, why = head_in_fp8(filters)
     router = not _filtered(filters, ROUTER_FQN)
+    head_setting = written(arg, head, why)
+    if head is None:  # named under one spelling only: the torchtitan version decides
+        head_setting = head_setting.model_copy(update={"known": False})
     return (
-        written(arg, head, None if head else "the list names the output head"),
+        head_setting,
         written(arg, router, None if router else "the list names the router gate"),
     )

@@ -32,6 +32,54 @@ def _filtered(filters: list[str], fqn: str) -> bool:
     return any(isinstance(f, str) and f and f in fqn for f in filters)
 
 
+# torchtitan renamed the output head `output` -> `lm_head` in 786e26f8e (2026-04-27), two
+# months after its Python config registries replaced TOML (9810191bb, 2026-02-23), and its
+# own registries' `filter_fqns = ["output"]` became `["lm_head"]` only in b3cf840ce (#4008,
+# 2026-07-29): in a registry, a filter that names one of the two keeps the head out of FP8 on
+# one side of the rename only, and which side a run is on is the installed torchtitan's
+HEAD_RENAME = (
+    "the head is `lm_head` since torchtitan 786e26f8e (2026-04) and `output` before; "
+    "which this run has depends on the installed torchtitan"
+)
+
+
+def head_in_fp8(filters: list[str]) -> tuple[bool | None, str | None]:
+    """Whether `filter_fqns` leaves the output head in FP8: True when it names neither
+    spelling, False when it names both, None (with why) when it names one of them."""
+    names = [fqn for fqn in ("lm_head", "output") if _filtered(filters, fqn)]
+    if not names:
+        return True, None
+    if len(names) == 2:
+        return False, "the list names the output head (`lm_head` and `output`)"
+    return None, f"the list names `{names[0]}` only: {HEAD_RENAME}"
+
+
+# converter names (`[model] converters`, each reading the section of its name): "float8" and
+# "mx" until 2025-09; "quantize.dense.float8|mx" and "quantize.moe.float8|mx" from 5b5d46856
+# (2025-09-26); "quantize.linear.float8|mx" and "quantize.grouped_mm.float8|mx" from
+# 8a2686c4a (2025-09-30) until TOML configs gave way to Python registries (9810191bb,
+# 2026-02-23), each registered by `register_model_converter` in
+# `torchtitan/components/quantization/{float8,mx}.py`
+DENSE_FLOAT8 = {
+    "float8": ("quantize", "linear", "float8"),
+    "quantize.linear.float8": ("quantize", "linear", "float8"),
+    "quantize.dense.float8": ("quantize", "dense", "float8"),
+}
+DENSE_MX = {
+    "mx": ("quantize", "linear", "mx"),
+    "quantize.linear.mx": ("quantize", "linear", "mx"),
+    "quantize.dense.mx": ("quantize", "dense", "mx"),
+}
+GROUPED = frozenset(
+    {
+        "quantize.grouped_mm.float8",
+        "quantize.grouped_mm.mx",
+        "quantize.moe.float8",
+        "quantize.moe.mx",
+    }
+)
+
+
 class _Settings:
     def __init__(self, file: SourceFile, doc: TomlDoc) -> None:
         self.file, self.doc = file, doc
@@ -86,21 +134,57 @@ def _section_args(
     return args
 
 
+def _grouped_site(file: SourceFile, s: _Settings, names: list[str]) -> Fp8Site:
+    """Converters of the MoE experts' grouped GEMMs only: the dense linears (the output head
+    and the router gate among them) stay in high precision."""
+    path = ("model", "converters")
+    mx = any(n.endswith(".mx") for n in names)
+    anchor = s.span(path) or file.span_of_indices(0, 0)
+    values: dict[str, Setting[Any]] = {
+        "enabled": s.written(path, True, f"{names}: the experts' grouped GEMMs only"),
+        "recipe": s.written(path, Recipe.MXFP8)
+        if mx
+        else Setting[Any].model_construct(
+            known=False, key=".".join(path), note="torchao's grouped-GEMM float8 recipe"
+        ),
+        "output_head_fp8": s.default(False, "model.converters", anchor, "dense linears untouched"),
+        "router_fp8": s.default(False, "model.converters", anchor, "dense linears untouched"),
+    }
+    return Fp8Site.model_construct(
+        path=file.path,
+        framework=Framework.TORCHAO,
+        kind="torchtitan TOML (grouped-GEMM converter)",
+        span=anchor,
+        enable_span=values["enabled"].span,
+        **cast("dict[str, Any]", values),
+    )
+
+
 def from_toml(file: SourceFile, doc: TomlDoc) -> list[Fp8Site]:
     converters = doc.get("model", "converters")
     old = doc.get("float8")
     new = doc.get("quantize", "linear", "float8")
     mx = doc.get("quantize", "linear", "mx")
-    if converters is None and old is None and new is None and mx is None:
+    dense_sec = doc.get("quantize", "dense", "float8")
+    if converters is None and old is None and new is None and mx is None and dense_sec is None:
         return []
     s = _Settings(file, doc)
     conv = [c for c in converters if isinstance(c, str)] if isinstance(converters, list) else []
     values: dict[str, Setting[Any]] = {}
     invalid: list[SourceNote] = []
-    use_mx = "mx" in conv
+    use_mx = any(c in DENSE_MX for c in conv)
+    dense = [DENSE_FLOAT8[c] for c in conv if c in DENSE_FLOAT8]
+    grouped = [c for c in conv if c in GROUPED]
+    unknown = [c for c in conv if c not in DENSE_FLOAT8 and c not in DENSE_MX and c not in GROUPED]
     legacy_on = isinstance(old, dict) and old.get("enable_float8_linear") is True
-    if "float8" in conv or use_mx:
+    if dense or use_mx:
         values["enabled"] = s.written(("model", "converters"), True)
+    elif grouped:
+        return [_grouped_site(file, s, grouped)]
+    elif any(w in c.lower() for c in unknown for w in ("float8", "fp8", "mx")):
+        values["enabled"] = s.written(
+            ("model", "converters"), True, f"converter {unknown} is not one fp8lint knows"
+        ).model_copy(update={"value": None, "known": False})
     elif legacy_on:
         values["enabled"] = s.written(("float8", "enable_float8_linear"), True)
     else:
@@ -118,11 +202,15 @@ def from_toml(file: SourceFile, doc: TomlDoc) -> list[Fp8Site]:
         )
     anchor = values["enabled"].span or file.span_of_indices(0, 0)
 
-    section_path = (
-        ("quantize", "linear", "mx")
-        if use_mx
-        else (("quantize", "linear", "float8") if new is not None or old is None else ("float8",))
-    )
+    section_path: tuple[str, ...]
+    if use_mx:
+        section_path = next(DENSE_MX[c] for c in conv if c in DENSE_MX)
+    elif dense and dense[0] == ("quantize", "dense", "float8"):
+        section_path = dense[0]  # the 2025-09 name reads `[quantize.dense.float8]`
+    elif new is not None or old is None:
+        section_path = ("quantize", "linear", "float8")
+    else:
+        section_path = ("float8",)
     section = doc.get(*section_path) or {}
     recipe_name = section.get("recipe_name") if isinstance(section, dict) else None
     # the float8 section's values, validated against torchtitan's surface (the MX converter's
@@ -153,7 +241,7 @@ def from_toml(file: SourceFile, doc: TomlDoc) -> list[Fp8Site]:
     # which modules are converted
     filters_path = (*section_path, "filter_fqns")
     filters = section.get("filter_fqns") if isinstance(section, dict) else None
-    if isinstance(filters, list):
+    if isinstance(filters, list):  # TOML configs predate the `lm_head` rename: `output`
         out_fp8 = not _filtered(filters, "output")
         values["output_head_fp8"] = s.written(filters_path, out_fp8, f"filter_fqns = {filters}")
     elif use_mx:
