@@ -115,3 +115,33 @@ def test_published_olmo3_script_has_one_quiet_site() -> None:
         assert sites[0].recipe.value is Recipe.TENSORWISE
         diags, _ = lint_text(str(path), text, "python", RunSettings())
         assert [d for d in diags if d.severity.value in ("warning", "error")] == []
+
+
+COOKBOOK = """\
+from olmo_core.internal import cookbook
+
+
+def build():
+    return cookbook.configure_train_module(
+        max_sequence_length=65536, rank_microbatch_size=65536, float8_enabled=True
+    )
+
+
+def build_bf16():
+    return cookbook.configure_train_module(max_sequence_length=8192, rank_microbatch_size=8192)
+"""
+
+
+def test_the_cookbooks_float8_enabled_is_a_tensorwise_site() -> None:
+    """Issue 19, class 10: OLMo 3's scripts switch FP8 on through
+    `cookbook.configure_train_module(float8_enabled=True)` (OLMo-core fa6c5014), which builds
+    `Float8Config(ao=AOFloat8LinearConfig.recommended())`."""
+    from fp8lint.documents.text import SourceFile
+    from fp8lint.engine import parse_file
+    from fp8lint.model import Recipe
+
+    (site,) = parse_file(SourceFile("OLMo3-7B.py", COOKBOOK), "python")  # the default is off
+    assert site.enabled.value is True and site.recipe.value is Recipe.TENSORWISE
+    assert site.output_head_fp8.value is False
+    other = COOKBOOK.replace("from olmo_core.internal import cookbook", "import cookbook")
+    assert parse_file(SourceFile("x.py", other), "python") == []

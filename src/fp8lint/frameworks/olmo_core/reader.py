@@ -219,3 +219,45 @@ def _recipe_name(ctx: Context, val: Val, invalid: list[SourceNote]) -> Setting[A
     if not checked.ok("ao_recipe"):
         return ctx.unreadable(arg)
     return written(arg, RECIPES[checked.values["ao_recipe"]])
+
+
+# `olmo_core.internal.cookbook.configure_train_module(..., float8_enabled=True)` builds
+# `Float8Config(enabled=float8_enabled, ao=AOFloat8LinearConfig.recommended())`
+# (allenai/OLMo-core fa6c5014 `src/olmo_core/internal/cookbook.py` L44-90; its OLMo 3 scripts
+# call it with `float8_enabled=True`): tensorwise, the head left out
+COOKBOOK = "configure_train_module"
+_COOKBOOK_NOTE = "the cookbook builds Float8Config(ao=AOFloat8LinearConfig.recommended())"
+
+
+def cookbook_sites(ctx: Context) -> list[Fp8Site]:
+    """One site per cookbook call that passes `float8_enabled=` (its default is False)."""
+    found: list[Fp8Site] = []
+    for call in ctx.facts.calls.get(COOKBOOK, ()):
+        tgt = ctx.target(call, {COOKBOOK}, {COOKBOOK}, {COOKBOOK: imported_from_olmo})
+        if tgt is None or not _olmo(ctx, tgt):
+            continue
+        val = ctx.keywords(call).get("float8_enabled")
+        if val is None:
+            continue
+        span = ctx.span(call)
+        enabled = written(val.arg, val.arg.value if isinstance(val.arg.value, bool) else None)
+        if val.arg.known and not isinstance(val.arg.value, bool):
+            enabled = ctx.unreadable(val.arg)
+        recipe = default(Recipe.TENSORWISE, LABEL, "float8_enabled", span, _COOKBOOK_NOTE)
+        values: dict[str, Setting[Any]] = {"recipe": recipe}
+        fmt = implied_format(recipe)
+        if fmt is not None:
+            values["fmt"] = fmt
+        values["output_head_fp8"] = default(False, LABEL, "modules_to_ignore", span, _HEAD_NOTE)
+        found.append(
+            Fp8Site.model_construct(
+                path=ctx.file.path,
+                framework=Framework.TORCHAO,
+                kind=f"OLMo-core cookbook.{COOKBOOK}(float8_enabled=...)",
+                span=span,
+                enable_span=enabled.span if enabled.written else None,
+                enabled=enabled,
+                **cast("dict[str, Any]", values),  # keys are Setting fields
+            )
+        )
+    return found
