@@ -411,3 +411,27 @@ def test_moe_mentions(line: str) -> None:
 def test_dense_files_leave_the_router_unset(line: str) -> None:
     site = one(line + IMPORT + "convert_to_float8_training(m)\n")
     assert site.router_fp8.provenance == "absent"
+
+
+QUANTIZE = """\
+from torchao.quantization import Float8DynamicActivationFloat8WeightConfig, PerRow, quantize_
+from torchao.prototype.moe_training.config import Float8TrainingOpConfig, MXFP8TrainingOpConfig
+
+quantize_(model, Float8DynamicActivationFloat8WeightConfig(granularity=PerRow()))
+quantize_(model, MXFP8TrainingOpConfig(), filter_fn=moe_filter)
+cfg = Float8TrainingOpConfig(float8_linear_recipe="tensorwise")
+"""
+
+
+def test_quantize_configs_are_sites_that_say_what_they_are() -> None:
+    """Issue 19, class 10: torchao's `quantize_` configs (pytorch/ao 36027d82): inference
+    quantization is a site no training rule reads; the MoE training ops carry their recipe."""
+    from fp8lint.documents.text import SourceFile
+    from fp8lint.engine import parse_file
+    from fp8lint.model import Recipe
+
+    serve, mx, f8 = parse_file(SourceFile("serve.py", QUANTIZE), "python")
+    assert "inference quantization" in serve.kind and not serve.recipe.known
+    assert mx.recipe.value is Recipe.MXFP8 and f8.recipe.value is Recipe.TENSORWISE
+    mine = "class Float8WeightOnlyConfig:\n    pass\nc = Float8WeightOnlyConfig()\n"
+    assert parse_file(SourceFile("x.py", mine), "python") == []
