@@ -24,6 +24,9 @@ PREFILTER_EXACT = (
     b"TransformerEnginePrecision",
     b"AORecipeKwargs",
     b"te.autocast",
+    b"nemotronh_",
+    b"nemotron_nano_12b_v2",
+    b"low_precision_pretrain",
 )
 
 
@@ -35,6 +38,9 @@ def mentions_fp8(data: bytes) -> bool:  # fp8lint's, line for line
         or b"TransformerEnginePrecision" in data
         or b"AORecipeKwargs" in data
         or b"te.autocast" in data
+        or b"nemotronh_" in data
+        or b"nemotron_nano_12b_v2" in data
+        or b"low_precision_pretrain" in data
     ):
         return True
     low = data.lower()
@@ -42,7 +48,7 @@ def mentions_fp8(data: bytes) -> bool:  # fp8lint's, line for line
 
 
 EXTENSIONS = frozenset(
-    {".yaml", ".yml", ".json", ".py", ".toml", ".sh", ".bash", ".slurm", ".sbatch"}
+    {".yaml", ".yml", ".json", ".py", ".toml", ".sh", ".bash", ".slurm", ".sbatch", ".cfg"}
 )
 SKIP_DIRS = frozenset({"node_modules", "__pycache__", "site-packages", "venv", "env"})
 
@@ -71,7 +77,7 @@ def main(paths: list[str]) -> int:
             relevant += 1
             ext = os.path.splitext(path)[1].lower()
             try:
-                if ext in (".yaml", ".yml"):
+                if ext in (".yaml", ".yml", ".cfg"):
                     if yaml is None:
                         import yaml
 

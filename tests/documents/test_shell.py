@@ -53,3 +53,13 @@ def test_nested_loops_multiply_and_commands_without_the_variable_run_once() -> N
         ["run", "2", "y"],
         ["echo", "hi"],
     ]
+
+
+def test_a_while_loop_inside_a_for_loop_closes_only_itself() -> None:
+    text = (
+        "for r in a b; do\n  while read x; do\n    echo $x\n  done\n  run --recipe $r\ndone\n"
+        "select s in p q; do echo $s; done\nrun --recipe $r\n"
+    )
+    runs = [[w.text for w in c] for c in parse(text).commands if c[0].text == "run"]
+    assert runs[:2] == [["run", "--recipe", "a"], ["run", "--recipe", "b"]]
+    assert len(runs) == 3  # after the loop, `$r` is unknown again: one command

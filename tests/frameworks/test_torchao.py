@@ -433,5 +433,11 @@ def test_quantize_configs_are_sites_that_say_what_they_are() -> None:
     serve, mx, f8 = parse_file(SourceFile("serve.py", QUANTIZE), "python")
     assert "inference quantization" in serve.kind and not serve.recipe.known
     assert mx.recipe.value is Recipe.MXFP8 and f8.recipe.value is Recipe.TENSORWISE
+    older = (  # the names of torchao 0.14-0.16
+        "from torchao.prototype.mx_formats import MXFPInferenceConfig, MXLinearConfig\n"
+        "quantize_(m, MXFPInferenceConfig())\nquantize_(m, MXLinearConfig())\n"
+    )
+    infer, train = parse_file(SourceFile("old.py", older), "python")
+    assert "inference" in infer.kind and train.recipe.value is Recipe.MXFP8
     mine = "class Float8WeightOnlyConfig:\n    pass\nc = Float8WeightOnlyConfig()\n"
     assert parse_file(SourceFile("x.py", mine), "python") == []

@@ -369,6 +369,8 @@ def parse(text: str) -> Script:
         if not current and lit and raw == "for":
             i = _loop_head(tokens, i + 1, expander, loops)
             continue
+        if not current and lit and raw in ("while", "until", "select"):
+            loops.append(_Loop("", None))  # its `done` closes it, not an enclosing `for`
         if not current and lit and raw == "done":
             if loops:
                 loops.pop()

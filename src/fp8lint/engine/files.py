@@ -22,7 +22,8 @@ if TYPE_CHECKING:
 # The prefilter: a file that names none of these cannot hold FP8 settings.  The first words
 # match in any case, the others as written: `msamp` in any case would catch every
 # `RandomSampler`.  Lightning's `precision="transformer-engine"` and `TransformerEnginePrecision`,
-# Accelerate's `AORecipeKwargs` and a bare `te.autocast()` set FP8 without saying it.
+# Accelerate's `AORecipeKwargs` and a bare `te.autocast()` set FP8 without saying it, and so
+# do three Megatron-Bridge recipe names (`bridge.cli.HIDDEN_PRESETS`).
 # Substring tests on a lowered copy run ~7x faster than one (?i) regex.
 PREFILTER_ANY_CASE = (b"fp8", b"float8", b"delayedscaling", b"nvfp4")  # as in `mentions_fp8`
 PREFILTER_EXACT = (
@@ -32,6 +33,9 @@ PREFILTER_EXACT = (
     b"TransformerEnginePrecision",
     b"AORecipeKwargs",
     b"te.autocast",
+    b"nemotronh_",
+    b"nemotron_nano_12b_v2",
+    b"low_precision_pretrain",
 )
 
 

@@ -11,7 +11,8 @@ FAMILY = Family(
     python=(
         PythonReader(
             r"\b(?:Float8DynamicActivation\w*|Float8WeightOnly|MXDynamicActivationMXWeight"
-            r"|NVFP4\w*|Float8TrainingOp|MXFP8TrainingOp)Config\b",
+            r"|NVFP4\w*|Float8TrainingOp|MXFP8TrainingOp|MXFPInference|MXLinear|MoETraining)"
+            r"Config\b",
             ("Config",),
             ".quantize:sites",
             40,

@@ -10,7 +10,7 @@ model for inference, and the low-precision training ops for MoE models.
 - training, `torchao/prototype/moe_training/config.py`: `Float8TrainingOpConfig` (grouped
   GEMMs in FP8, its linear override `float8_linear_recipe`, default `rowwise`),
   `MXFP8TrainingOpConfig` (MXFP8 linears and grouped GEMMs); `nvfp4_training.py`:
-  `NVFP4TrainingConfig`.
+  `NVFP4TrainingConfig`; before 0.17, `MXLinearConfig` and `MoETrainingConfig`.
 """
 
 from __future__ import annotations
@@ -33,12 +33,21 @@ INFERENCE = frozenset(
         "MXDynamicActivationMXWeightConfig",
         "NVFP4DynamicActivationNVFP4WeightConfig",
         "NVFP4WeightOnlyConfig",
+        # the names these had up to torchao 0.14.1 (renamed 2025-12-01), and the semi-sparse
+        # config of 0.16 and earlier
+        "MXFPInferenceConfig",
+        "NVFP4InferenceConfig",
+        "Float8DynamicActivationFloat8SemiSparseWeightConfig",
     }
 )
-TRAINING = {
+TRAINING: dict[str, Recipe | None] = {
     "Float8TrainingOpConfig": Recipe.ROWWISE,
     "MXFP8TrainingOpConfig": Recipe.MXFP8,
     "NVFP4TrainingConfig": Recipe.NVFP4,
+    # torchao 0.14-0.16: `MXLinearConfig` (MXFP8 by default, `elem_dtype=float8_e4m3fn`) and
+    # `MoETrainingConfig` (`scaling_type` fp8_rowwise by default, or mxfp8)
+    "MXLinearConfig": Recipe.MXFP8,
+    "MoETrainingConfig": None,
 }
 NAMES = INFERENCE | frozenset(TRAINING)
 _INFERENCE_NOTE = "post-training quantization for inference (`quantize_`), not FP8 training"
@@ -69,7 +78,13 @@ def sites(ctx: Context) -> list[Fp8Site]:
             else:
                 kind = f"torchao {tgt.name}(...) (MoE low-precision training)"
                 recipe = TRAINING[tgt.name]
-                values["recipe"] = default(recipe, LABEL, tgt.name, span, None)
+                values["recipe"] = (
+                    default(recipe, LABEL, tgt.name, span, None)
+                    if recipe is not None
+                    else Setting[Any].model_construct(
+                        known=False, key=tgt.name, note="its scaling_type decides"
+                    )
+                )
                 chosen = ctx.keywords(call).get("float8_linear_recipe")
                 if recipe is Recipe.ROWWISE and chosen is not None:
                     name_ = chosen.arg.value if chosen.arg.known else None

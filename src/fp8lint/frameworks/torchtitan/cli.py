@@ -17,7 +17,7 @@ from fp8lint.documents.text import SourceFile
 from fp8lint.frameworks.shared.base import written
 from fp8lint.frameworks.shared.shell_args import dashed_flags
 from fp8lint.frameworks.shared.torchao_recipes import RECIPES
-from fp8lint.frameworks.torchtitan.toml import DENSE_FLOAT8, DENSE_MX, _filtered
+from fp8lint.frameworks.torchtitan.toml import DENSE_FLOAT8, DENSE_MX, filtered
 from fp8lint.model import Fp8Format, Fp8Site, Framework, Recipe, Setting
 
 _CONFIG_NOTE = "the job config (not merged here) may set it"
@@ -49,7 +49,7 @@ def from_command(file: SourceFile, command: list[Word], script: Script) -> list[
     filters = flags.get(f"--{section}.filter_fqns")
     if filters is not None and filters.known:
         listed = [f.strip() for f in str(filters.value).split(",") if f.strip()]
-        values["output_head_fp8"] = written(filters, not _filtered(listed, "output"))
+        values["output_head_fp8"] = written(filters, not filtered(listed, "output"))
     else:
         values["output_head_fp8"] = _unknown(f"{section}.filter_fqns")
     span = file.span_of_indices(command[0].start, command[-1].end)

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, cast
 from fp8lint.frameworks.shared import surfaces
 from fp8lint.frameworks.shared.base import default, written
 from fp8lint.frameworks.shared.torchao_recipes import RECIPES, implied_format, mentions_moe
-from fp8lint.frameworks.torchtitan.toml import ROUTER_FQN, head_in_fp8
+from fp8lint.frameworks.torchtitan.toml import ROUTER_FQN, filtered, head_in_fp8
 from fp8lint.model import Fp8Site, Framework, Recipe, Setting, SourceNote
 
 if TYPE_CHECKING:
@@ -30,11 +30,6 @@ if TYPE_CHECKING:
 
 LABEL = "torchtitan"
 CONVERTER = "Float8LinearConverter"
-HEAD_FQNS = ("lm_head", "output")
-
-
-def _filtered(filters: list[str], fqn: str) -> bool:
-    return any(isinstance(f, str) and f and f in fqn for f in filters)
 
 
 def _converter_config(ctx: Context, call: cst.Call) -> bool:
@@ -147,7 +142,7 @@ def _filters(ctx: Context, call_span: Any, val: Val | None) -> tuple[Setting[Any
         return unknown, unknown
     filters = [f for f in arg.value if isinstance(f, str)]
     head, why = head_in_fp8(filters)
-    router = not _filtered(filters, ROUTER_FQN)
+    router = not filtered(filters, ROUTER_FQN)
     head_setting = written(arg, head, why)
     if head is None:  # named under one spelling only: the torchtitan version decides
         head_setting = head_setting.model_copy(update={"known": False})

@@ -28,7 +28,8 @@ MOE_MODELS = ("llama4", "deepseek_v3", "qwen3_moe", "gpt_oss")
 ROUTER_FQN = "layers.0.moe.router.gate"
 
 
-def _filtered(filters: list[str], fqn: str) -> bool:
+def filtered(filters: list[str], fqn: str) -> bool:
+    """torchtitan's module filter: an entry that is a substring of the module's name."""
     return any(isinstance(f, str) and f and f in fqn for f in filters)
 
 
@@ -46,7 +47,7 @@ HEAD_RENAME = (
 def head_in_fp8(filters: list[str]) -> tuple[bool | None, str | None]:
     """Whether `filter_fqns` leaves the output head in FP8: True when it names neither
     spelling, False when it names both, None (with why) when it names one of them."""
-    names = [fqn for fqn in ("lm_head", "output") if _filtered(filters, fqn)]
+    names = [fqn for fqn in ("lm_head", "output") if filtered(filters, fqn)]
     if not names:
         return True, None
     if len(names) == 2:
@@ -242,7 +243,7 @@ def from_toml(file: SourceFile, doc: TomlDoc) -> list[Fp8Site]:
     filters_path = (*section_path, "filter_fqns")
     filters = section.get("filter_fqns") if isinstance(section, dict) else None
     if isinstance(filters, list):  # TOML configs predate the `lm_head` rename: `output`
-        out_fp8 = not _filtered(filters, "output")
+        out_fp8 = not filtered(filters, "output")
         values["output_head_fp8"] = s.written(filters_path, out_fp8, f"filter_fqns = {filters}")
     elif use_mx:
         values["output_head_fp8"] = s.default(
@@ -262,7 +263,7 @@ def from_toml(file: SourceFile, doc: TomlDoc) -> list[Fp8Site]:
     if moe:
         if isinstance(filters, list):
             values["router_fp8"] = s.written(
-                filters_path, not _filtered(filters, ROUTER_FQN), f"filter_fqns = {filters}"
+                filters_path, not filtered(filters, ROUTER_FQN), f"filter_fqns = {filters}"
             )
         else:
             values["router_fp8"] = s.default(
