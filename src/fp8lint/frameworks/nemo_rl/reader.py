@@ -37,7 +37,7 @@ from fp8lint.frameworks.shared.transformer_config import (
     build_site,
     key_map,
 )
-from fp8lint.frameworks.shared.tree_args import args_of_map, edit_info
+from fp8lint.frameworks.shared.tree_args import args_of_map, edit_info, submap
 from fp8lint.model import Fp8Site, Framework, Setting, SourceNote
 
 LABEL = "NeMo-RL (Megatron TransformerConfig)"
@@ -55,20 +55,13 @@ def _spell(name: str) -> str:
 KEYS = key_map(_spell)
 
 
-def _map(node: Node | None, key: str) -> Node | None:
-    if node is None:
-        return None
-    pair = node.deref().get(key)
-    return pair[1].deref() if pair is not None and pair[1].is_map else None
-
-
 def from_tree(file: SourceFile, doc: Document) -> list[Fp8Site]:
     root = doc.root
     if root is None or not root.is_map:
         return []
-    policy = _map(root, "policy")
+    policy = submap(root, "policy")
     quant = _fake_quant(file, root, policy)
-    megatron = _map(policy, "megatron_cfg")
+    megatron = submap(policy, "megatron_cfg")
     fp8_pair = megatron.get("fp8_cfg") if megatron is not None else None
     if megatron is None or fp8_pair is None or not fp8_pair[1].is_map:
         return quant
@@ -168,7 +161,7 @@ def _fp8_site(
             fields["recompute_granularity"] = replace(
                 ckpt, value="full", note="activation_checkpointing defaults to full recompute"
             )
-    env = _map(megatron, "env_vars")
+    env = submap(megatron, "env_vars")
     if env is not None:
         for name, arg in args_of_map(file, root, (*base, "env_vars"), env, spell).items():
             if name in FP8_ENV:
@@ -181,7 +174,7 @@ def _fp8_site(
                         "(FP32 instead of power-of-2 scales for TE's blockwise recipe)",
                     )
                 )
-    vllm = _map(_map(policy, "generation"), "vllm_cfg")
+    vllm = submap(submap(policy, "generation"), "vllm_cfg")
     if vllm is not None:
         prec = vllm.get("precision")
         if prec is not None and str(prec[1].deref().value).lower() == "fp8":

@@ -19,22 +19,15 @@ from __future__ import annotations
 from typing import Any
 
 from fp8lint.documents.text import SourceFile
-from fp8lint.documents.tree import Document, Node
+from fp8lint.documents.tree import Document
 from fp8lint.frameworks.shared.base import Arg
 from fp8lint.frameworks.shared.transformer_config import Profile, SurfaceDefaults, build_site
-from fp8lint.frameworks.shared.tree_args import args_of_map
+from fp8lint.frameworks.shared.tree_args import args_of_map, submap
 from fp8lint.model import Fp8Site, Framework, Setting
 
 LABEL = "ROLL (mcore_adapter, Megatron TransformerConfig)"
 DEFAULTS = SurfaceDefaults("roll")
 _RECIPE_NOTE = "no fp8_recipe: ROLL's help says FP8 is off, its code keeps Megatron Core's delayed"
-
-
-def _map(node: Node | None, key: str) -> Node | None:
-    if node is None:
-        return None
-    pair = node.deref().get(key)
-    return pair[1].deref() if pair is not None and pair[1].is_map else None
 
 
 def from_tree(file: SourceFile, doc: Document) -> list[Fp8Site]:
@@ -45,8 +38,8 @@ def from_tree(file: SourceFile, doc: Document) -> list[Fp8Site]:
     for key, value in root.items():
         if key.kind != "scalar" or not isinstance(key.raw, str):
             continue
-        args = _map(value.deref() if value.is_map else None, "strategy_args")
-        config = _map(args, "strategy_config")
+        args = submap(value.deref() if value.is_map else None, "strategy_args")
+        config = submap(args, "strategy_config")
         if args is None or config is None or config.get("fp8") is None:
             continue
         name = args.get("strategy_name")
@@ -54,7 +47,7 @@ def from_tree(file: SourceFile, doc: Document) -> list[Fp8Site]:
             continue  # vLLM/SGLang workers take `quantization`, not training FP8
         base = (key.raw, "strategy_args", "strategy_config")
         fields = args_of_map(file, root, base, config, ".".join(base) + ".{key}")
-        extra = _map(config, "additional_configs")
+        extra = submap(config, "additional_configs")
         if extra is not None:
             spell = ".".join(base) + ".additional_configs.{key}"
             for k, arg in args_of_map(

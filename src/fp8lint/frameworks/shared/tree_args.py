@@ -176,3 +176,14 @@ def edit_info(
         keys=keys,
         values=values,
     )
+
+
+def submap(node: Node | None, *path: str) -> Node | None:
+    """The mapping at `path` under `node` (aliases followed), or None where a step is missing
+    or not a mapping."""
+    for key in path:
+        if node is None:
+            return None
+        pair = node.deref().get(key)
+        node = pair[1].deref() if pair is not None and pair[1].is_map else None
+    return node

@@ -26,7 +26,7 @@ from fp8lint.frameworks.shared.transformer_config import (
     SurfaceDefaults,
     build_site,
 )
-from fp8lint.frameworks.shared.tree_args import args_of_map
+from fp8lint.frameworks.shared.tree_args import args_of_map, submap
 from fp8lint.model import Fp8Site, Framework, Setting, SourceNote, Span
 
 LABEL = "verl (Megatron TransformerConfig)"
@@ -52,27 +52,18 @@ PARALLEL = PARALLEL_KEYS
 _BASE_NOTE = "verl's trainer config may set it"
 
 
-def _map(node: Node | None, *path: str) -> Node | None:
-    for key in path:
-        if node is None:
-            return None
-        pair = node.deref().get(key)
-        node = pair[1].deref() if pair is not None and pair[1].is_map else None
-    return node
-
-
 def from_tree(file: SourceFile, doc: Document) -> list[Fp8Site]:
     root = doc.root
     if root is None or not root.is_map:
         return []
     out: list[Fp8Site] = []
     for role in ROLES:
-        mapping = _map(root, *role, *OVERRIDES)
+        mapping = submap(root, *role, *OVERRIDES)
         if mapping is None or (mapping.get("fp8") is None and mapping.get("fp4") is None):
             continue
         spell = ".".join((*role, *OVERRIDES)) + ".{key}"
         fields = args_of_map(file, root, (*role, *OVERRIDES), mapping, spell)
-        megatron = _map(root, *role, "megatron")
+        megatron = submap(root, *role, "megatron")
         if megatron is not None:
             outer = ".".join((*role, "megatron")) + ".{key}"
             found = args_of_map(file, root, (*role, "megatron"), megatron, outer)
@@ -86,7 +77,7 @@ def from_tree(file: SourceFile, doc: Document) -> list[Fp8Site]:
 
 
 def _rollout(file: SourceFile, root: Node) -> list[SourceNote]:
-    rollout = _map(root, "actor_rollout_ref", "rollout")
+    rollout = submap(root, "actor_rollout_ref", "rollout")
     pair = rollout.get("quantization") if rollout is not None else None
     if pair is None or str(pair[1].deref().value).lower() not in ("fp8", "mxfp8"):
         return []
