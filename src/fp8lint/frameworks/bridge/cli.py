@@ -160,21 +160,13 @@ def read(file: SourceFile, words: Sequence[Word], idx: int) -> list[Fp8Site]:
     mixed: dict[str, Arg] = {}
     topology: dict[str, Arg] = {}
     notes: list[SourceNote] = []
-    picked: dict[str, Word] = {}  # `--model STEM --mode MODE`: the recipe `STEM_MODE_config`
+    picked: dict[str, Arg] = {}  # `--model STEM --mode MODE`: the recipe `STEM_MODE_config`
     i = 0
     while i < len(args):
         w = args[i]
         text = w.text
         name, eq, inline = text.partition("=")
-        if name in ("--model", "--mode") and not eq and i + 1 < len(args):
-            picked[name] = args[i + 1]
-            i += 2
-            continue
-        if name in ("--model", "--mode") and eq:
-            picked[name] = Word(inline, w.end - len(inline), w.end, w.known)
-            i += 1
-            continue
-        if name == "--recipe" or name in TP_FLAGS:
+        if name in ("--recipe", "--model", "--mode") or name in TP_FLAGS:
             value_word = w if eq else (args[i + 1] if i + 1 < len(args) else None)
             if value_word is None:
                 break
@@ -187,6 +179,8 @@ def read(file: SourceFile, words: Sequence[Word], idx: int) -> list[Fp8Site]:
                     layers.append(_preset_args(named, arg, f"recipe `{value}`"))
                 elif arg.known and re.search(r"(^|_)(bf16|fp16)(_|$)", value):
                     layers.append({"fp8": replace(arg, value=None, note=f"recipe `{value}`")})
+            elif name in ("--model", "--mode"):
+                picked[name] = arg
             else:
                 topology["tensor_model_parallel_size"] = arg
             i += 1 if eq else 2
@@ -209,11 +203,10 @@ def read(file: SourceFile, words: Sequence[Word], idx: int) -> list[Fp8Site]:
         i += 1
     stem, mode = picked.get("--model"), picked.get("--mode")
     if stem is not None and mode is not None and stem.known and mode.known:
-        recipe = f"{stem.text}_{mode.text}_config"
+        recipe = f"{stem.raw}_{mode.raw}_config"
         preset = _name_preset(recipe)
         if preset is not None:
-            arg = _arg(file, "--model", stem, stem.text, stem.start)
-            layers.insert(0, _preset_args(preset, arg, f"recipe `{recipe}`"))
+            layers.insert(0, _preset_args(preset, stem, f"recipe `{recipe}`"))
     fields: dict[str, Arg] = dict(topology)
     for name, arg in model.items():
         precision = name.startswith(("fp8", "fp4", "first_last", "num_layers_at"))

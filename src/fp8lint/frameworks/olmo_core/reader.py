@@ -78,16 +78,28 @@ def site(ctx: Context, tgt: Target) -> Fp8Site:
             ),
         )
     recipe = _recipe(ctx, call_span, kw, invalid)
+    return _site(ctx, f"OLMo-core {CONFIG}(...)", call_span, enabled, recipe, invalid)
+
+
+def _site(
+    ctx: Context,
+    kind: str,
+    span: Span,
+    enabled: Setting[Any],
+    recipe: Setting[Any],
+    invalid: list[SourceNote],
+) -> Fp8Site:
+    """An OLMo-core FP8 site: torchao's format for the recipe, and the head never in FP8."""
     values: dict[str, Setting[Any]] = {"recipe": recipe}
     fmt = implied_format(recipe)
     if fmt is not None:
         values["fmt"] = fmt
-    values["output_head_fp8"] = default(False, LABEL, "modules_to_ignore", call_span, _HEAD_NOTE)
+    values["output_head_fp8"] = default(False, LABEL, "modules_to_ignore", span, _HEAD_NOTE)
     return Fp8Site.model_construct(
         path=ctx.file.path,
         framework=Framework.TORCHAO,
-        kind=f"OLMo-core {CONFIG}(...)",
-        span=call_span,
+        kind=kind,
+        span=span,
         enable_span=enabled.span if enabled.written else None,
         enabled=enabled,
         invalid=invalid,
@@ -244,20 +256,6 @@ def cookbook_sites(ctx: Context) -> list[Fp8Site]:
         if val.arg.known and not isinstance(val.arg.value, bool):
             enabled = ctx.unreadable(val.arg)
         recipe = default(Recipe.TENSORWISE, LABEL, "float8_enabled", span, _COOKBOOK_NOTE)
-        values: dict[str, Setting[Any]] = {"recipe": recipe}
-        fmt = implied_format(recipe)
-        if fmt is not None:
-            values["fmt"] = fmt
-        values["output_head_fp8"] = default(False, LABEL, "modules_to_ignore", span, _HEAD_NOTE)
-        found.append(
-            Fp8Site.model_construct(
-                path=ctx.file.path,
-                framework=Framework.TORCHAO,
-                kind=f"OLMo-core cookbook.{COOKBOOK}(float8_enabled=...)",
-                span=span,
-                enable_span=enabled.span if enabled.written else None,
-                enabled=enabled,
-                **cast("dict[str, Any]", values),  # keys are Setting fields
-            )
-        )
+        kind = f"OLMo-core cookbook.{COOKBOOK}(float8_enabled=...)"
+        found.append(_site(ctx, kind, span, enabled, recipe, []))
     return found

@@ -21,6 +21,7 @@ from fp8lint.documents.tree import Document, Node
 from fp8lint.frameworks.shared import hydra
 from fp8lint.frameworks.shared.base import Arg
 from fp8lint.frameworks.shared.transformer_config import (
+    MODEL_TO_CONFIG,
     PARALLEL_KEYS,
     Profile,
     SurfaceDefaults,
@@ -47,8 +48,9 @@ _OVERRIDE_KEY = re.compile(
     r"\.megatron\.(?:override_transformer_config\.)?(?P<key>\w+)="
 )
 # what verl's engine sets on the provider from `<role>.megatron` itself
-# (`transformer_impl.py` `provider_overrides`); the override dict, applied after, wins
-PARALLEL = PARALLEL_KEYS
+# (`transformer_impl.py` `provider_overrides`, `PARALLEL_KEYS`); the override dict, applied
+# after, wins.  Each as the model field it fills.
+PARALLEL_FIELDS = {field: key for field, key in MODEL_TO_CONFIG.items() if key in PARALLEL_KEYS}
 _BASE_NOTE = "verl's trainer config may set it"
 
 
@@ -67,7 +69,7 @@ def from_tree(file: SourceFile, doc: Document) -> list[Fp8Site]:
         if megatron is not None:
             outer = ".".join((*role, "megatron")) + ".{key}"
             found = args_of_map(file, root, (*role, "megatron"), megatron, outer)
-            for key in PARALLEL:
+            for key in PARALLEL_KEYS:
                 if key in found and key not in fields:
                     fields[key] = found[key]
         span = file.span_of(mapping)
@@ -107,15 +109,8 @@ def _site(
     # the parallel sizes a role does not write come from verl's own trainer config
     unknown = {
         name: Setting[object].model_construct(known=False, key=name, note=_BASE_NOTE)
-        for name, key in (
-            ("tensor_parallel", "tensor_model_parallel_size"),
-            ("pipeline_parallel", "pipeline_model_parallel_size"),
-            ("context_parallel", "context_parallel_size"),
-            ("expert_parallel", "expert_model_parallel_size"),
-            ("expert_tensor_parallel", "expert_tensor_parallel_size"),
-            ("sequence_parallel", "sequence_parallel"),
-        )
-        if key not in fields and name in Fp8Site.model_fields
+        for name, key in PARALLEL_FIELDS.items()
+        if key not in fields
     }
     return site.model_copy(update={"edit": None, **unknown})
 
@@ -133,7 +128,7 @@ def from_command(file: SourceFile, command: list[Word], script: Script) -> list[
         if ov is None:
             continue
         key = m.group("key")
-        if ".override_transformer_config." not in w.text and key not in PARALLEL:
+        if ".override_transformer_config." not in w.text and key not in PARALLEL_KEYS:
             continue
         value_span = file.span(ov.value_start, ov.value_end)
         arg = Arg(
