@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 from fp8lint.diagnostics import ANY_VALUE, Diagnostic, TextEdit
 
 if TYPE_CHECKING:
+    from fp8lint.documents.syntax import Entries
     from fp8lint.model import Fp8Site, Setting
 
 MAX_ITERATIONS = 10
@@ -26,6 +27,8 @@ MAX_ITERATIONS = 10
 Lint = Callable[[str], "tuple[list[Diagnostic], list[Fp8Site]]"]
 # why a text does not parse as its file's syntax, or None
 Parses = Callable[[str], "str | None"]
+# every value of a text's parsed document by key path (None: a syntax without such a tree)
+Shape = Callable[[str], "Entries | None"]
 
 
 def apply_edits(text: str, edits: list[TextEdit]) -> str:
@@ -54,10 +57,20 @@ class FixResult:
         return bool(self.fixed)
 
 
-def fix_text(text: str, lint: Lint, unsafe: bool, parses: Parses | None = None) -> FixResult:
+def fix_text(
+    text: str,
+    lint: Lint,
+    unsafe: bool,
+    parses: Parses | None = None,
+    shape: Shape | None = None,
+) -> FixResult:
     """Apply fixes until none is left (at most MAX_ITERATIONS rounds), verifying each round:
-    the new text must parse (`parses`, the whole file) and keep every site but the fields
-    the fixes meant.  On any failed check the original text comes back, with the reason."""
+    the new text must parse (`parses`, the whole file), keep every value of the whole
+    document but those whose own text an edit rewrote, none of them read through an alias
+    (`shape`), and keep every site but the fields the fixes meant.  On any failed check the
+    original text comes back, with the reason."""
+    if shape is not None:
+        shape = _remembered(shape)  # each round's fixed text is the next round's original
     current = text
     fixed: list[Diagnostic] = []
     diags, sites = lint(current)
@@ -79,6 +92,9 @@ def fix_text(text: str, lint: Lint, unsafe: bool, parses: Parses | None = None) 
         broken = parses(new) if parses is not None else None
         if broken is not None:
             return _unchanged(text, original, unsafe, f"the fixed file no longer parses ({broken})")
+        why = same_document(current, new, taken, shape) if shape is not None else None
+        if why is not None:
+            return _unchanged(text, original, unsafe, why)
         new_diags, new_sites = lint(new)
         why = verify(sites, new_sites, diags, new_diags, chosen)
         if why is not None:
@@ -93,6 +109,60 @@ def _unchanged(text: str, original: list[Diagnostic], unsafe: bool, why: str) ->
     return FixResult(
         text, [], refused(original, unsafe, why), f"fix not applied: {why}; the file is unchanged"
     )
+
+
+def same_document(old: str, new: str, edits: list[TextEdit], shape: Shape) -> str | None:
+    """Why `new` (`old` with `edits`) changes more of its document than the edited text, or
+    None.  Every value that differs must have its own `key: value` text inside an edit,
+    before (a removed or rewritten value) and after (an added or rewritten one), and must not
+    be read through a YAML alias or merge: such a value shares its text with another key
+    (`ablation: *base`), which the fix would change too."""
+    from fp8lint.documents.syntax import Unverifiable
+
+    try:
+        before, after = shape(old), shape(new)
+    except Unverifiable as exc:
+        return f"the document is too large to compare after the fix ({exc})"
+    if before is None or after is None:
+        return None
+    spans_old = [(e.start, e.end) for e in edits]
+    spans_new, shift = [], 0
+    for e in sorted(edits, key=lambda e: (e.start, e.end)):
+        spans_new.append((e.start + shift, e.start + shift + len(e.content)))
+        shift += len(e.content) - (e.end - e.start)
+    for key in sorted(before.keys() | after.keys()):
+        a, b = before.get(key), after.get(key)
+        if a is not None and b is not None and a.value == b.value:
+            continue
+        name = ".".join(key[1]) or "the document"
+        for entry, spans in ((a, spans_old), (b, spans_new)):
+            if entry is None:
+                continue
+            if entry.shared is not None:
+                return f"`{name}` would change too: it shares {entry.shared}"
+            if not any(_within(entry.start, entry.end, s, t) for s, t in spans):
+                return f"`{name}` would change although no fix meant to change it"
+    return None
+
+
+def _remembered(shape: Shape) -> Shape:
+    seen: dict[str, Entries | None] = {}
+
+    def remembered(text: str) -> Entries | None:
+        if text not in seen:
+            seen.clear()
+            seen[text] = shape(text)
+        return seen[text]
+
+    return remembered
+
+
+def _within(start: int, end: int, s: int, t: int) -> bool:
+    """Whether the text [start, end) meets the edited text [s, t).  An insertion meets it
+    inside or at its end, not at its start: text put before a key does not write it."""
+    if s == t:
+        return start < s <= end
+    return start < t and s < end
 
 
 def _overlaps(a: TextEdit, b: TextEdit) -> bool:

@@ -335,6 +335,9 @@ class EditInfo(BaseModel):
     indent: str = ""
     keys: dict[str, str] = Field(default_factory=dict)
     values: dict[str, Span] = Field(default_factory=dict)
+    # why an edit in the container would change another key too (a YAML mapping an alias
+    # reads): no fix writes there
+    shared: str | None = None
 
 
 class Fp8Site(BaseModel):

@@ -113,8 +113,8 @@ class Rule:
     # findings of another severity than `severity`, and when, for the docs: "warning with
     # delayed scaling" renders as "info (warning with delayed scaling)"
     severity_note: ClassVar[str] = ""
-    # the applicability of the fix the rule's findings usually offer (None: no fix).  A safe
-    # fix may still be demoted to unsafe for one finding (a value shared through an anchor);
+    # the applicability of the fix the rule's findings usually offer (None: no fix).  A fix
+    # may still be demoted for one finding (to advice: a value shared through an anchor);
     # the docs and the page's "Fix safety" section state this one, and the tests hold the
     # examples to it
     fix: ClassVar[Applicability | None] = None

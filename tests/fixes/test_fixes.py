@@ -260,17 +260,19 @@ def test_python_keyword_removal() -> None:
 # ----------------------------------------------------------------------------- safety levels
 
 
-def test_value_from_an_anchor_is_fixed_at_the_anchor_only_as_unsafe() -> None:
+def test_value_from_an_anchor_is_advice_only() -> None:
+    """Rewriting `&hist 1` would change `common.hist` too, a key no finding flagged: no fix
+    writes there, in either mode (issue 20)."""
     before = (
         "common: &hist 1\nMODEL_ARGS:\n  --fp8-format: hybrid\n  --fp8-amax-compute-algo: max\n"
         "  --fp8-amax-history-len: *hist\n"
     )
-    safe = fix_text("a.yaml", before, "yaml", RunSettings(), False)
-    assert safe.text == before and not safe.fixed
-    (d,) = [d for d in safe.remaining if d.code == "FP8101"]
-    assert d.fix is not None and d.fix.applicability.value == "unsafe"
-    assert "defined at line 1 and shared" in d.fix.message
-    assert fixed("a.yaml", before, unsafe=True) == before.replace("&hist 1", "&hist 1024")
+    for unsafe in (False, True):
+        result = fix_text("a.yaml", before, "yaml", RunSettings(), unsafe)
+        assert result.text == before and not result.fixed
+        (d,) = [d for d in result.remaining if d.code == "FP8101"]
+        assert d.fix is not None and d.fix.applicability.value == "display-only"
+        assert "the value at line 1 is shared" in d.fix.message
 
 
 def test_unsafe_recipe_switch_needs_unsafe_fixes() -> None:
@@ -434,17 +436,16 @@ other:
 """
 
 
-def test_a_value_shared_through_an_anchor_is_an_unsafe_fix() -> None:
-    """`window: *h` reads the same `1`: rewriting `&h 1` changes it too, so `--fix` leaves it
-    and `--unsafe-fixes` does it, saying so."""
+def test_a_value_shared_through_an_anchor_is_never_fixed() -> None:
+    """`window: *h` reads the same `1`: rewriting `&h 1` changes it too, so neither mode
+    edits it, and the advice says where the value is defined."""
     assert fixed("a.yaml", ANCHORED, unsafe=False) == ANCHORED
-    after = fixed("a.yaml", ANCHORED, unsafe=True)
-    assert after == ANCHORED.replace("&h 1\n", "&h 1024\n")
+    assert fixed("a.yaml", ANCHORED, unsafe=True) == ANCHORED
     from ..conftest import lint
 
     (d,) = [d for d in lint("a.yaml", ANCHORED) if d.code == "FP8101"]
-    assert d.fix is not None and d.fix.applicability.value == "unsafe"
-    assert "shared" in d.fix.message
+    assert d.fix is not None and d.fix.applicability.value == "display-only"
+    assert "the value at line 4 is shared" in d.fix.message
 
 
 MERGED = """base: &base
@@ -465,14 +466,15 @@ def test_merge_keys_local_values_win_and_the_template_is_not_a_config() -> None:
     assert [d.code for d in lint("m.yaml", MERGED)] == []  # the merged config is NVIDIA's
     assert fixed("m.yaml", MERGED, unsafe=True) == MERGED  # nothing edits the template
     # a value that comes from the template is reported where it is written, and its fix
-    # (which would change every mapping that merges the template) is unsafe
+    # (which would change every mapping that merges the template) is advice only
     inherited = MERGED.replace(
         "  fp8_amax_history_len: 1024\n  fp8_amax_compute_algo: max\n", "  hidden_size: 4096\n"
     )
     (d,) = lint("m.yaml", inherited)
     assert (d.code, d.line) == ("FP8101", 5)
-    assert d.fix is not None and d.fix.applicability.value == "unsafe"
-    assert fixed("m.yaml", inherited, unsafe=False) == inherited
+    assert d.fix is not None and d.fix.applicability.value == "display-only"
+    assert "is shared (merged in with `<<`)" in d.fix.message
+    assert fixed("m.yaml", inherited, unsafe=True) == inherited
 
 
 def test_refused_fix_is_not_counted_as_fixable(tmp_path: Path) -> None:
@@ -511,17 +513,17 @@ SHARED_ANCHOR = (
 
 
 def test_refused_fix_names_the_shared_anchor(tmp_path: Path) -> None:
-    """The history fix would rewrite `&h 4`, which the TP size reads through `*h`: the
-    refusal names that key and the alias, not a model field (issue 13)."""
+    """The history fix would rewrite `&h 4`, which the TP size reads through `*h`: the advice
+    names the line and the alias, not a model field (issues 13, 20)."""
     p = tmp_path / "model_config.yaml"
     p.write_text(SHARED_ANCHOR)
     r = run_cli("check", ".", "--fix", "--unsafe-fixes", cwd=tmp_path)
     assert p.read_text() == SHARED_ANCHOR
     assert (
-        "model_config.yaml: fix not applied: `model.tensor_model_parallel_size` would change "
-        "too: it shares the value defined at line 5 (via alias `*h`); the file is unchanged"
-    ) in r.stderr
-    assert "`tensor_parallel`" not in r.stderr
+        "(not applied automatically: the value at line 5 is shared (anchored and used "
+        "elsewhere through an alias)"
+    ) in r.stdout
+    assert "`tensor_parallel`" not in r.stdout + r.stderr
     assert "fixable" not in r.stdout
 
 

@@ -111,14 +111,19 @@ def test_missing_mandatory_value_is_unknown_with_a_note() -> None:
     assert "must be given at launch" in (site.amax_history_len.note or "")
 
 
-def test_fixes_write_where_a_copied_value_is_defined_and_never_silently_over_a_formula() -> None:
+def test_fixes_never_write_a_copied_value_nor_silently_over_a_formula() -> None:
+    """`${.algo}` copies `algo`: writing `algo` would change a key no finding flagged, so
+    the fix is advice in either mode (issue 20)."""
     from fp8lint.engine import fix_text
     from fp8lint.settings import RunSettings
 
     head = "model:\n  transformer_engine: true\n  fp8: true\n  fp8_hybrid: true\n"
     copied = head + "  algo: most_recent\n  fp8_amax_compute_algo: ${.algo}\n"
-    fixed = fix_text("c.yaml", copied, "yaml", RunSettings(), True).text
-    assert "  algo: max\n  fp8_amax_compute_algo: ${.algo}\n" in fixed
+    result = fix_text("c.yaml", copied, "yaml", RunSettings(), True)
+    assert result.text == copied
+    (d,) = [d for d in result.remaining if d.code == "FP8101"]
+    assert d.fix is not None and d.fix.applicability.value == "display-only"
+    assert "the value at line 5 is shared" in d.fix.message
     computed = head + "  fp8_amax_history_len: ${multiply:1,1}\n  fp8_amax_compute_algo: max\n"
     (d,) = [d for d in lint("m.yaml", computed) if d.code == "FP8101"]
     assert d.fix is not None and d.fix.applicability.value == "unsafe"

@@ -5,6 +5,12 @@ parsed by a reader), so the fixed text is parsed here in full, whatever it conta
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from fp8lint.documents.tree import Node
+
 
 def syntax_error(text: str, kind: str) -> str | None:
     """Why `text` does not parse as `kind`, or None when it does (a shell script has no
@@ -32,3 +38,110 @@ def syntax_error(text: str, kind: str) -> str | None:
     except Exception as exc:  # every parser's own error type: the text does not parse
         return f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}".strip()
     return None
+
+
+# ------------------------------------------------------------------ the whole document
+
+
+MAX_ENTRIES = 200_000  # values visited, aliases expanded: far above any real config
+
+
+@dataclass(frozen=True, slots=True)
+class Entry:
+    """One value of a parsed document: what it is (a scalar's type and text, or the kind of
+    collection), where its `key: value` is written, and whether it is read through a YAML
+    alias or merge key, so that its text is shared with another key."""
+
+    value: tuple[str, str]
+    start: int
+    end: int
+    shared: str | None  # how its text is shared: "the value defined at line 5 (via ...)"
+
+
+# (document index, key path) -> the value there
+Entries = dict[tuple[int, tuple[str, ...]], Entry]
+
+
+class Unverifiable(Exception):
+    """The document is too large (or too deeply shared) to compare value by value."""
+
+
+def document_entries(text: str, kind: str) -> Entries | None:
+    """Every value of a YAML, JSON or TOML document by key path, as a loader sees it (aliases
+    and merge keys expanded), for the fix loop's last check: after a fix, only values whose
+    own text was edited may differ.  None for kinds without such a tree (Python, shell),
+    whose edits are checked on their sites; `Unverifiable` past MAX_ENTRIES."""
+    if kind in ("yaml", "json"):
+        from fp8lint.documents.tree import load_json, load_yaml
+
+        docs = load_yaml(text) if kind == "yaml" else load_json(text)
+        out: Entries = {}
+        for doc in docs:
+            if doc.root is not None:
+                _tree_entries(doc.index, doc.root, out)
+        return out
+    if kind == "toml":
+        return _toml_entries(text)
+    return None
+
+
+def _tree_entries(index: int, root: Node, out: Entries) -> None:
+    stack: list[tuple[tuple[str, ...], Node, int, str | None]] = [
+        ((), root, root.start.index, None)
+    ]
+    while stack:
+        if len(out) >= MAX_ENTRIES:
+            raise Unverifiable(f"more than {MAX_ENTRIES} values")
+        path, node, start, shared = stack.pop()
+        target = node.deref()
+        if node.kind == "alias" and shared is None:
+            at = target.start.line + 1
+            shared = f"the value defined at line {at} (via alias `*{node.anchor}`)"
+        end = node.end.index
+        if target.kind == "map":
+            out[(index, path)] = Entry(("map", ""), start, end, shared)
+            explicit = {id(k) for k, _ in target.value}
+            for k, v in target.items():
+                via = shared
+                if via is None and id(k) not in explicit:  # a key a `<<:` merge brought in
+                    via = f"the value defined at line {k.start.line + 1} (merged in with `<<`)"
+                stack.append(((*path, str(k.raw)), v, k.start.index, via))
+        elif target.kind == "seq":
+            out[(index, path)] = Entry(("seq", str(len(target.value))), start, end, shared)
+            for i, v in enumerate(target.value):
+                stack.append(((*path, str(i)), v, v.start.index, shared))
+        else:
+            value = (type(target.value).__name__, str(target.raw))
+            out[(index, path)] = Entry(value, start, end, shared)
+
+
+def _toml_entries(text: str) -> Entries:
+    from fp8lint.documents.text import SourceFile
+    from fp8lint.documents.toml import load
+
+    doc = load(SourceFile("", text))
+    out: Entries = {}
+    stack: list[tuple[tuple[str, ...], Any]] = [((), doc.data)]
+    while stack:
+        if len(out) >= MAX_ENTRIES:
+            raise Unverifiable(f"more than {MAX_ENTRIES} values")
+        path, value = stack.pop()
+        written = tuple(p for p in path if not p.isdigit())
+        at = next(
+            (
+                doc.where[written[:n]]
+                for n in range(len(written), 0, -1)
+                if written[:n] in doc.where
+            ),
+            None,
+        )
+        start, end = (at.key_start, at.value_end) if at is not None else (-1, -1)
+        if isinstance(value, dict):
+            out[(0, path)] = Entry(("map", ""), start, end, None)
+            stack.extend(((*path, str(k)), v) for k, v in value.items())
+        elif isinstance(value, list):
+            out[(0, path)] = Entry(("seq", str(len(value))), start, end, None)
+            stack.extend(((*path, str(i)), v) for i, v in enumerate(value))
+        else:
+            out[(0, path)] = Entry((type(value).__name__, repr(value)), start, end, None)
+    return out

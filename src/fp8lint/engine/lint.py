@@ -127,7 +127,7 @@ def fix_text(
     """The verified fix loop (`fp8lint.fixes.fix_text`) on one file's text (which needs
     every finding's fix planned); `first`, the lint of `text` itself when the caller has it
     (with fixes planned), so that it is not linted twice."""
-    from fp8lint.documents.syntax import syntax_error
+    from fp8lint.documents.syntax import document_entries, syntax_error
     from fp8lint.fixes import fix_text as loop
 
     if not settings.plan_fixes:
@@ -140,7 +140,9 @@ def fix_text(
     def lint(t: str) -> tuple[list[Diagnostic], list[Fp8Site]]:
         return first if first is not None and t is text else lint_one(t)
 
-    return loop(text, lint, unsafe, partial(syntax_error, kind=kind))
+    return loop(
+        text, lint, unsafe, partial(syntax_error, kind=kind), partial(document_entries, kind=kind)
+    )
 
 
 def cfg_kind(text: str) -> str | None:

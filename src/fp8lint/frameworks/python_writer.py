@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from fp8lint.diagnostics import ANY_VALUE, Applicability, Fix, TextEdit
 from fp8lint.frameworks.spelling import render
+from fp8lint.frameworks.writer import shared_value
 from fp8lint.model import FixPlan, RemoveEntry, RenameKey, SetValue
 
 if TYPE_CHECKING:
@@ -44,21 +45,18 @@ def plan_to_fix(file: SourceFile, site: Fp8Site, index: int, plan: FixPlan) -> F
 
     edit = site.edit
     try:
-        raw, intent, extra = deep(lambda: _plan(file, site, edit, plan))
+        raw, intent = deep(lambda: _plan(file, site, edit, plan))
         edits = _edits(file, raw)
     except (_CannotFix, ValueError, LookupError) as exc:
         return Fix(
             Applicability.DISPLAY_ONLY, f"{message} (not applied automatically: {exc})", (), index
         )
-    if extra:
-        applicability = Applicability.UNSAFE
-        message += extra
     return Fix(applicability, message, edits, index, tuple(intent))
 
 
 def _plan(
     file: SourceFile, site: Fp8Site, edit: EditInfo, plan: FixPlan
-) -> tuple[list[tuple[int, int, str]], list[tuple[str, object]], str]:
+) -> tuple[list[tuple[int, int, str]], list[tuple[str, object]]]:
     import libcst as cst
 
     from fp8lint.documents import python as py
@@ -68,7 +66,6 @@ def _plan(
     changes: dict[int, list[Change]] = {}
     statements: set[int] = set()
     intent: list[tuple[str, object]] = []
-    extra = ""
 
     def at(node: cst.CSTNode, change: Change) -> None:
         changes.setdefault(id(node), []).append(change)
@@ -94,13 +91,9 @@ def _plan(
             name, value = op.field, op.value
             setting = getattr(site, name)
             if setting.written and setting.span is not None:
-                target = setting.via[-1] if setting.via else setting.span
-                replace_value(target, name, value)
-                if setting.via:
-                    extra = (
-                        f"; the value is defined at line {target.line} and shared, so every "
-                        "other key that refers to it changes too"
-                    )
+                if setting.via:  # an edit there changes every other use of the name too
+                    raise _CannotFix(shared_value(setting))
+                replace_value(setting.span, name, value)
             else:
                 key = edit.keys.get(name)
                 if key is None:
@@ -126,7 +119,7 @@ def _plan(
                 intent.append((op.field, ANY_VALUE))
     rewrite = py.Rewrite(changes)
     raw = [found for i in sorted(statements) if (found := doc.rewrite(i, rewrite)) is not None]
-    return raw, intent, extra
+    return raw, intent
 
 
 def _entry(

@@ -22,7 +22,7 @@ from fp8lint.model import FixPlan, RemoveEntry, RenameKey, SetValue
 
 if TYPE_CHECKING:
     from fp8lint.documents.text import SourceFile
-    from fp8lint.model import Fp8Site
+    from fp8lint.model import Fp8Site, Setting
 
 Edits = list[tuple[int, int, str]]
 # a family's writer for one model field (`Family.writers`); returns a note if unsafe
@@ -46,6 +46,11 @@ def plan_to_fix(file: SourceFile, site: Fp8Site, index: int, plan: FixPlan) -> F
     message = plan.message
     if applicability is Applicability.DISPLAY_ONLY or site.edit is None:
         return Fix(Applicability.DISPLAY_ONLY, message, (), index)
+    if site.edit.shared is not None:
+        why = f"{site.edit.shared}; change it by hand"
+        return Fix(
+            Applicability.DISPLAY_ONLY, f"{message} (not applied automatically: {why})", (), index
+        )
     editor = editor_for(file, site.edit)
     raw: Edits = []
     intent: list[tuple[str, object]] = []
@@ -86,14 +91,10 @@ def _set_value(editor: Editor, site: Fp8Site, name: str, value: Any, raw: Edits)
     text = editor.file.text
     setting = getattr(site, name)
     if setting.written and setting.span is not None:
-        target = setting.via[-1] if setting.via else setting.span
-        start, end = editor.value_range(target)
+        if setting.via:  # an edit there changes every key that reads it too
+            raise CannotEdit(shared_value(setting))
+        start, end = editor.value_range(setting.span)
         raw.append((start, end, editor.literal(spelled, text[start:end], member)))
-        if setting.via:
-            return (
-                f"; the value is defined at line {target.line} and shared, so every other "
-                "key that refers to it changes too"
-            )
         if setting.raw is not None and "${" in setting.raw:
             return "; the value is computed by an OmegaConf interpolation, which the fix replaces"
         return ""
@@ -106,6 +107,12 @@ def _set_value(editor: Editor, site: Fp8Site, name: str, value: Any, raw: Edits)
         return ""
     raw.append((*_at(editor.insertion(key, editor.literal(spelled, None, member))),))
     return ""
+
+
+def shared_value(setting: Setting[Any]) -> str:
+    """Why a fix leaves a value that is defined once and read elsewhere too."""
+    how = f" ({setting.note})" if setting.note else ""
+    return f"the value at line {setting.via[-1].line} is shared{how}; change it by hand"
 
 
 def _at(insertion: tuple[int, str]) -> tuple[int, int, str]:

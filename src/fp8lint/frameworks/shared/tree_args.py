@@ -146,7 +146,13 @@ def edit_info(
 ) -> EditInfo:
     """Where a fix inserts into `mapping`: after its last FP8 entry (`after_fp8`, for mixed
     sections such as `model:`), else after its last entry; with that entry's indentation and
-    the mapping's flow or block style."""
+    the mapping's flow or block style.  A mapping that an alias or a `<<:` merge key reads
+    is shared: an edit in it changes those keys too, so no fix writes into it."""
+    shared = None
+    if mapping.kind == "alias" or mapping.deref().aliased:
+        line = mapping.deref().start.line + 1
+        how = "merged with `<<` into" if mapping.deref().merged else "read through an alias by"
+        shared = f"the mapping at line {line} is {how} another key"
     mapping = mapping.deref()
     values: dict[str, Span] = {}
     anchor: tuple[Node, Node] | None = None
@@ -175,6 +181,7 @@ def edit_info(
         indent=" " * chosen[0].start.column if chosen else "",
         keys=keys,
         values=values,
+        shared=shared,
     )
 
 
