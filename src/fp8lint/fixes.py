@@ -115,8 +115,8 @@ def same_document(old: str, new: str, edits: list[TextEdit], shape: Shape) -> st
     """Why `new` (`old` with `edits`) changes more of its document than the edited text, or
     None.  Every value that differs must have its own `key: value` text inside an edit,
     before (a removed or rewritten value) and after (an added or rewritten one), and must not
-    be read through a YAML alias or merge: such a value shares its text with another key
-    (`ablation: *base`), which the fix would change too."""
+    lie under an anchor that an alias or merge key reads: such a value shares its text with
+    another key (`ablation: *base`), which the fix would change too."""
     from fp8lint.documents.syntax import Unverifiable
 
     try:
@@ -138,8 +138,8 @@ def same_document(old: str, new: str, edits: list[TextEdit], shape: Shape) -> st
         for entry, spans in ((a, spans_old), (b, spans_new)):
             if entry is None:
                 continue
-            if entry.shared is not None:
-                return f"`{name}` would change too: it shares {entry.shared}"
+            if entry.shared is not None:  # the keys that read it would change too
+                return f"`{name}` is shared: {entry.shared}"
             if not any(_within(entry.start, entry.end, s, t) for s, t in spans):
                 return f"`{name}` would change although no fix meant to change it"
     return None

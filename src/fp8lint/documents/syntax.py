@@ -55,7 +55,7 @@ class Entry:
     value: tuple[str, str]
     start: int
     end: int
-    shared: str | None  # how its text is shared: "the value defined at line 5 (via ...)"
+    shared: str | None  # how its text is shared: "it lies under `&b` (line 1), which ..."
 
 
 # (document index, key path) -> the value there
@@ -67,9 +67,9 @@ class Unverifiable(Exception):
 
 
 def document_entries(text: str, kind: str) -> Entries | None:
-    """Every value of a YAML, JSON or TOML document by key path, as a loader sees it (aliases
-    and merge keys expanded), for the fix loop's last check: after a fix, only values whose
-    own text was edited may differ.  None for kinds without such a tree (Python, shell),
+    """Every value of a YAML, JSON or TOML document by key path, for the fix loop's last
+    check: after a fix, only values whose own text was edited may differ, and none that an
+    alias or merge key reads.  None for kinds without such a tree (Python, shell),
     whose edits are checked on their sites; `Unverifiable` past MAX_ENTRIES."""
     if kind in ("yaml", "json"):
         from fp8lint.documents.tree import load_json, load_yaml
@@ -86,6 +86,9 @@ def document_entries(text: str, kind: str) -> Entries | None:
 
 
 def _tree_entries(index: int, root: Node, out: Entries) -> None:
+    """Values by key path without expanding aliases (an alias bomb stays small): an alias is
+    compared as the anchor it names, and a value under an anchored node that an alias or a
+    `<<:` merge reads is marked shared, since its text is what those keys read too."""
     stack: list[tuple[tuple[str, ...], Node, int, str | None]] = [
         ((), root, root.start.index, None)
     ]
@@ -93,25 +96,24 @@ def _tree_entries(index: int, root: Node, out: Entries) -> None:
         if len(out) >= MAX_ENTRIES:
             raise Unverifiable(f"more than {MAX_ENTRIES} values")
         path, node, start, shared = stack.pop()
-        target = node.deref()
-        if node.kind == "alias" and shared is None:
-            at = target.start.line + 1
-            shared = f"the value defined at line {at} (via alias `*{node.anchor}`)"
+        if shared is None and node.aliased and node.anchor is not None:
+            how = "a `<<:` merge" if node.merged else "an alias"
+            shared = (
+                f"it lies under `&{node.anchor}` (line {node.start.line + 1}), which {how} reads"
+            )
         end = node.end.index
-        if target.kind == "map":
+        if node.kind == "map":
             out[(index, path)] = Entry(("map", ""), start, end, shared)
-            explicit = {id(k) for k, _ in target.value}
-            for k, v in target.items():
-                via = shared
-                if via is None and id(k) not in explicit:  # a key a `<<:` merge brought in
-                    via = f"the value defined at line {k.start.line + 1} (merged in with `<<`)"
-                stack.append(((*path, str(k.raw)), v, k.start.index, via))
-        elif target.kind == "seq":
-            out[(index, path)] = Entry(("seq", str(len(target.value))), start, end, shared)
-            for i, v in enumerate(target.value):
+            for k, v in node.value:
+                stack.append(((*path, str(k.raw)), v, k.start.index, shared))
+        elif node.kind == "seq":
+            out[(index, path)] = Entry(("seq", str(len(node.value))), start, end, shared)
+            for i, v in enumerate(node.value):
                 stack.append(((*path, str(i)), v, v.start.index, shared))
+        elif node.kind == "alias":
+            out[(index, path)] = Entry(("alias", str(node.anchor)), start, end, shared)
         else:
-            value = (type(target.value).__name__, str(target.raw))
+            value = (type(node.value).__name__, str(node.raw))
             out[(index, path)] = Entry(value, start, end, shared)
 
 

@@ -80,48 +80,112 @@ Excluder = Callable[[str, bool], bool]
 
 
 def discover(
-    paths: Iterable[str], excluded: Excluder | None = None, force_exclude: bool = False
+    paths: Iterable[str],
+    excluded: Excluder | None = None,
+    force_exclude: bool = False,
+    skipped: list[tuple[str, str]] | None = None,
 ) -> Iterator[tuple[str, bool]]:
     """(path, named explicitly) for every file to lint, in a stable order.  `excluded` prunes
     configured exclusions while walking; a file named explicitly is linted anyway unless
-    `force_exclude` (what pre-commit needs, since it names every file)."""
+    `force_exclude` (what pre-commit needs, since it names every file).  A file is linted
+    once, under the first name it is found by (a file and a link to it are one file), and a
+    symbolic link whose target lies outside the link's repository is not read: it goes to
+    `skipped` with the reason."""
+    seen: set[str] = set()
     for root in paths:
         if os.path.isdir(root):
             if excluded is not None and force_exclude and excluded(root, True):
                 continue
-            yield from _walk(root, excluded)
+            yield from _walk(root, excluded, seen, skipped)
         elif excluded is None or not force_exclude or not excluded(root, True):
-            yield root, True
+            if os.path.islink(root) and not _link_inside(root, skipped):
+                continue
+            real = os.path.realpath(root)
+            if real not in seen:
+                seen.add(real)
+                yield root, True
 
 
-def _walk(top: str, excluded: Excluder | None = None) -> Iterator[tuple[str, bool]]:
-    ignores: list[tuple[str, Any]] = []  # (directory, PathSpec) for each .gitignore seen
-    for dirpath, dirnames, filenames in os.walk(top, followlinks=False):
-        ignores = [(d, s) for d, s in ignores if _is_within(dirpath, d)]
-        if ".gitignore" in filenames:
+LINK_OUTSIDE = "a symbolic link to a file outside its repository: not read"
+
+
+def _link_inside(link: str, skipped: list[tuple[str, str]] | None) -> bool:
+    """Whether a link's target lies inside the repository the link belongs to (`.git`
+    found above it, as for every file read on a linted file's behalf)."""
+    from fp8lint.frameworks.shared.paths import inside_real, repository_root
+
+    if inside_real(link, repository_root(link)):
+        return True
+    if skipped is not None:
+        skipped.append((link, LINK_OUTSIDE))
+    return False
+
+
+def _walk(
+    top: str,
+    excluded: Excluder | None = None,
+    seen: set[str] | None = None,
+    skipped: list[tuple[str, str]] | None = None,
+) -> Iterator[tuple[str, bool]]:
+    """Files under `top`, each folder's files (sorted) before its sub-folders (sorted), as
+    `os.walk` orders them; linked folders are not entered.  `os.scandir` tells links apart
+    without a `stat` per file."""
+    seen = set() if seen is None else seen
+    real_top = os.path.realpath(top)
+    # (folder, its real path, the (directory, PathSpec) of each .gitignore above it)
+    stack: list[tuple[str, str, list[tuple[str, Any]]]] = [(top, real_top, [])]
+    while stack:
+        dirpath, real_dir, ignores = stack.pop()
+        try:
+            with os.scandir(dirpath) as it:
+                entries = sorted(it, key=lambda e: e.name)
+        except OSError:
+            continue
+        if any(e.name == ".gitignore" for e in entries):
             spec = _read_gitignore(os.path.join(dirpath, ".gitignore"))
             if spec is not None:
-                ignores.append((dirpath, spec))
-        keep = []
-        for d in sorted(dirnames):
-            full = os.path.join(dirpath, d)
-            if (
-                d.startswith(".")
-                or d in SKIP_DIRS
-                or os.path.exists(os.path.join(full, "pyvenv.cfg"))
-            ):
+                ignores = [*ignores, (dirpath, spec)]
+        folders = []
+        # links after the folder's files: a file and a link to it are linted under its name
+        for entry in sorted(entries, key=_is_link):
+            name, full = entry.name, os.path.join(dirpath, entry.name)
+            try:
+                is_dir = entry.is_dir()
+            except OSError:
+                is_dir = False
+            if is_dir:
+                if entry.is_symlink() or name.startswith(".") or name in SKIP_DIRS:
+                    continue
+                if os.path.exists(os.path.join(full, "pyvenv.cfg")):
+                    continue
+                if _ignored(full + "/", ignores) or (
+                    excluded is not None and excluded(full, False)
+                ):
+                    continue
+                folders.append((full, os.path.join(real_dir, name), ignores))
                 continue
-            if _ignored(full + "/", ignores) or (excluded is not None and excluded(full, False)):
-                continue
-            keep.append(d)
-        dirnames[:] = keep
-        for name in sorted(filenames):
-            full = os.path.join(dirpath, name)
             if name.startswith(".") or file_kind(full) is None or _ignored(full, ignores):
                 continue
             if excluded is not None and excluded(full, False):
                 continue
+            if _is_link(entry):
+                if not _link_inside(full, skipped):
+                    continue
+                real = os.path.realpath(full)
+            else:
+                real = os.path.join(real_dir, name)
+            if real in seen:
+                continue
+            seen.add(real)
             yield full, False
+        stack.extend(reversed(folders))
+
+
+def _is_link(entry: os.DirEntry[str]) -> bool:
+    try:
+        return entry.is_symlink()
+    except OSError:
+        return False
 
 
 def _is_within(path: str, directory: str) -> bool:

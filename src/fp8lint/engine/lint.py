@@ -7,6 +7,7 @@ passed the prefilter.
 
 from __future__ import annotations
 
+import os
 from functools import partial
 
 from fp8lint.diagnostics import PARSE_ERROR, Applicability, Diagnostic, Fix, Related, Severity
@@ -62,7 +63,24 @@ def default_reader(path: str, limit: int | None = None) -> bytes | None:
 def parse_file(file: SourceFile, kind: str, reader: Reader | None = None) -> list[Fp8Site]:
     from fp8lint.frameworks import recognize
 
-    return recognize(file, kind, reader or default_reader)
+    return recognize(file, kind, in_repository(file.path, reader or default_reader))
+
+
+def in_repository(path: str, reader: Reader) -> Reader:
+    """`reader` for the files read on `path`'s behalf (Hydra parents, a launch script's
+    config, a sourced script): one that reads none whose real path, links followed, lies
+    outside the repository `path` belongs to.  Each framework checks the places it looks in;
+    this is the rule for every read, whatever a family forgot."""
+    from fp8lint.frameworks.shared.paths import inside_real, repository_root
+
+    root: list[str] = []
+
+    def read(other: str) -> bytes | None:
+        if not root:
+            root.append(repository_root(path))
+        return reader(other) if inside_real(os.path.abspath(other), root[0]) else None
+
+    return read
 
 
 def lint_text(

@@ -83,7 +83,8 @@ def selected_files(
     shown_of = DisplayPaths()
     chosen: list[str] = []
     skipped: list[tuple[str, str]] = []
-    for path, explicit in discover(paths, excluded, force_exclude):
+    links: list[tuple[str, str]] = []
+    for path, explicit in discover(paths, excluded, force_exclude, links):
         shown = display_path(path) if explicit else shown_of(path)
         if explicit and not os.path.exists(path):
             skipped.append((shown, "no such file or directory"))
@@ -91,6 +92,7 @@ def selected_files(
             chosen.append(shown)
         elif explicit:
             skipped.append((shown, NOT_A_CONFIG))
+    skipped += [(display_path(path), why) for path, why in links]
     return chosen, skipped
 
 
@@ -136,10 +138,23 @@ def _run(
     cache: Cache | None,
     rules: PathRules | None,
 ) -> None:
-    fix_jobs: list[FixJob] = []
     per_file = SettingsCache(cli, configs, rules)
     excluded = per_file.excluded if configs is not None or per_file.paths.given else None
-    found = discover(paths, excluded, force_exclude)
+    links: list[tuple[str, str]] = []
+    try:
+        _run_found(result, discover(paths, excluded, force_exclude, links), per_file, fix, cache)
+    finally:  # a link out of the repository is said once, like a file named but not read
+        result.not_read += [(display_path(path), why) for path, why in links]
+
+
+def _run_found(
+    result: RunResult,
+    found: Iterable[tuple[str, bool]],
+    per_file: SettingsCache,
+    fix: FixMode | None,
+    cache: Cache | None,
+) -> None:
+    fix_jobs: list[FixJob] = []
     stream = _jobs(result, found, per_file, fix, cache, fix_jobs)
     if fix is not None:
         for _ in stream:  # every file's bytes are in `fix_jobs` (only files that mention FP8)

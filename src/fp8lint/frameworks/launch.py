@@ -34,7 +34,7 @@ from fp8lint.frameworks.megatron import configs as megatron
 from fp8lint.frameworks.shared import hydra
 from fp8lint.frameworks.shared.base import Arg
 from fp8lint.frameworks.shared.megatron_flags import FLAG_KEYS
-from fp8lint.frameworks.shared.paths import inside, repository_root
+from fp8lint.frameworks.shared.paths import inside_real, repository_root
 from fp8lint.frameworks.shared.shell_args import arg_note
 from fp8lint.model import EditInfo, Fp8Site, Span
 
@@ -368,21 +368,22 @@ def _conf_dirs(
     kept = []
     for d in out:
         d = os.path.normpath(d)
-        if d not in seen and inside(d, root):
+        if d not in seen and inside_real(d, root):
             seen.add(d)
             kept.append(d if os.path.isabs(file.path) else os.path.relpath(d))
     return kept
 
 
 def _find(base: str, config_path: str, name: str, root: str, reader: Reader) -> str | None:
-    """The first place the config is, inside the repository.  The places where it is not
-    are asked of `reader` too, so the cache notes their absence (a config added later is
-    seen, not a remembered 'not found')."""
+    """The first place the config is, inside the repository once links are followed (a
+    `conf/` or config that links out of it is not read).  The places where it is not are
+    asked of `reader` too, so the cache notes their absence (a config added later is seen,
+    not a remembered 'not found')."""
     name = name if name.endswith((".yaml", ".yml")) else name + ".yaml"
     roots = [os.path.join(base, config_path), config_path, os.path.join(base, "..", config_path)]
     for folder in roots:
         candidate = os.path.normpath(os.path.join(folder, name))
-        if not inside(os.path.abspath(candidate), root):
+        if not inside_real(os.path.abspath(candidate), root):
             continue
         if os.path.isfile(candidate):
             return candidate
