@@ -87,8 +87,9 @@ def hostile_tree(root: Path) -> list[str]:
     return [*names, "keys.yaml", "keys.json", "src.yaml", python]
 
 
-def check_output(root: Path, *args: str) -> str:
-    """stdout as bytes decoded strictly: a text-mode pipe would turn a raw CR into a newline."""
+def run_fp8lint(root: Path, *args: str, status: int = 0) -> tuple[str, str]:
+    """stdout and stderr, as bytes decoded strictly: a text-mode pipe would turn a raw CR
+    into a newline."""
     env = dict(os.environ)
     env.pop("FP8LINT_DEBUG", None)
     r = subprocess.run(
@@ -98,8 +99,8 @@ def check_output(root: Path, *args: str) -> str:
         env=env,
         timeout=120,
     )
-    assert r.returncode == 0, r.stderr.decode("utf-8", "replace")
-    return r.stdout.decode("utf-8")
+    assert r.returncode == status, r.stderr.decode("utf-8", "replace")
+    return r.stdout.decode("utf-8"), r.stderr.decode("utf-8")
 
 
 def assert_safe(fmt: str, out: str) -> list[re.Match[str]]:
@@ -141,7 +142,8 @@ def test_every_cli_format_is_a_renderer() -> None:
 @pytest.mark.parametrize("fmt", cli_formats())
 def test_hostile_tree_in_every_format(tmp_path: Path, fmt: str) -> None:
     files = hostile_tree(tmp_path)
-    out = check_output(tmp_path, "check", ".", "--exit-zero", "--output-format", fmt)
+    out, err = run_fp8lint(tmp_path, "check", ".", "--exit-zero", "--output-format", fmt)
+    assert_safe("stderr", err)
     commands = assert_safe(fmt, out)
     if fmt == "github":
         # one annotation per finding, each naming a real file (its CR and LF in GitHub's
@@ -165,9 +167,20 @@ def test_hostile_tree_in_every_format(tmp_path: Path, fmt: str) -> None:
 
 def test_show_escapes_hostile_names(tmp_path: Path) -> None:
     files = hostile_tree(tmp_path)
-    out = check_output(tmp_path, "show", *files)
+    out, err = run_fp8lint(tmp_path, "show", *files)
     assert_safe("sites", out)
+    assert_safe("stderr", err)
     assert printable(files[-1]) in out  # the Python file's site, under its escaped name
+
+
+def test_show_escapes_an_unreadable_hostile_name(tmp_path: Path) -> None:
+    """`show` reports FP8001 on stderr: the file's name is escaped there too."""
+    name = f"x\n{FORGED}\x1b[2J\u202e.yaml"
+    (tmp_path / name).write_text("fp8: [\n", encoding="utf-8")
+    out, err = run_fp8lint(tmp_path, "show", name, status=2)
+    assert_safe("sites", out)
+    assert_safe("stderr", err)
+    assert f"{printable(name)}:2:1: YAML syntax error" in err
 
 
 def hostile_diagnostic() -> Diagnostic:
