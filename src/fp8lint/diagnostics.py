@@ -119,14 +119,20 @@ def posix_path(path: str) -> str:
 def _unprintable() -> re.Pattern[str]:
     import re  # only for text that is not printable: `re` is not on the start-up path
 
-    return re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+    # C0 and C1 controls, line and paragraph separators, the bidi controls (marks, embeddings,
+    # overrides, isolates) and lone surrogates (undecodable bytes of a file name)
+    return re.compile(
+        "[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069\ud800-\udfff]"
+    )
 
 
 def printable(text: str) -> str:
-    """`text` for a line of terminal or CI-log output: control characters and line
-    separators escaped (`\\n`, `\\x1b`, `\\u2028`), so that a file name or a key holding a
-    newline cannot start a line of its own (in a GitHub Actions log, a line starting with
-    `::error` is a workflow command)."""
+    """`text` for a line of terminal or CI-log output: control characters, line separators and
+    bidi controls escaped (`\\n`, `\\x1b`, `\\u2028`, `\\u202e`), so that a file name or a key
+    holding a newline cannot start a line of its own (in a GitHub Actions log, a line starting
+    with `::error` is a workflow command), an ESC sequence cannot reach the terminal, and a
+    right-to-left override cannot make the line read other than it is.  Every output format
+    that writes lines for people uses it."""
     if text.isprintable():
         return text
     return _unprintable().sub(lambda m: repr(m.group())[1:-1], text)

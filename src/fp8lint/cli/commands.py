@@ -87,7 +87,8 @@ def cmd_show(args: argparse.Namespace) -> int:
         sites = [s for s in sites if s.framework != "unidentified"]
         for d in diags:
             if d.code == "FP8001":
-                print(f"{d.path}:{d.line}:{d.column}: {d.message}", file=sys.stderr)
+                where = f"{printable(d.path)}:{d.line}:{d.column}"
+                print(f"{where}: {printable(d.message)}", file=sys.stderr)
                 status = 2
         if args.output_format == "json":
             dumps.extend(s.model_dump(mode="json") for s in sites)

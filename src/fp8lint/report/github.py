@@ -3,14 +3,17 @@
 
 from __future__ import annotations
 
-from fp8lint.diagnostics import Diagnostic, Severity, posix_path
+from fp8lint.diagnostics import Diagnostic, Severity, posix_path, printable
 from fp8lint.report import Report
 
 _GITHUB_COMMAND = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "notice"}
 
 
 def _gh_data(text: str) -> str:
-    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    """`text` as a workflow command's data: GitHub's escapes of `%`, CR and LF (so nothing can
+    end the command or start a line), then the other control and bidi characters shown
+    escaped (`printable`: no ESC sequence reaches the log, no override reorders it)."""
+    return printable(text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A"))
 
 
 def _gh_property(text: str) -> str:

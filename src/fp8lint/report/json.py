@@ -45,4 +45,8 @@ def diagnostic_json(d: Diagnostic) -> dict[str, object]:
 
 
 def render(report: Report) -> str:
-    return json.dumps([diagnostic_json(d) for d in report.diagnostics], indent=2) + "\n"
+    # values stay exact (data: a filename names the real file, an edit is the file's text);
+    # ensure_ascii writes every control, bidi and non-ASCII character as \uXXXX, so no raw one
+    # (no newline inside a string, no ESC, no U+202E) reaches the output
+    doc = [diagnostic_json(d) for d in report.diagnostics]
+    return json.dumps(doc, indent=2, ensure_ascii=True) + "\n"

@@ -9,4 +9,6 @@ from fp8lint.report.json import diagnostic_json
 
 
 def render(report: Report) -> str:
-    return "".join(json.dumps(diagnostic_json(d)) + "\n" for d in report.diagnostics)
+    # exact values, ASCII output (as `json`): no newline or control character inside a line
+    lines = (json.dumps(diagnostic_json(d), ensure_ascii=True) for d in report.diagnostics)
+    return "".join(line + "\n" for line in lines)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from fp8lint.diagnostics import posix_path
+from fp8lint.diagnostics import posix_path, printable
 from fp8lint.report import Report
 
 
@@ -29,7 +29,9 @@ def render(report: Report) -> str:
     root = ET.Element("testsuites", {"name": "fp8lint", **counts})
     suite = ET.SubElement(root, "testsuite", {"name": "fp8lint", **counts, "skipped": "0"})
     for d in diags:
-        path = _xml_text(posix_path(d.path))
+        # every value from the input is `printable`: the body's lines are fp8lint's own, and a
+        # newline in a file name or key cannot start one (a CI log may show the file)
+        path = _xml_text(printable(posix_path(d.path)))
         case = ET.SubElement(
             suite,
             "testcase",
@@ -40,12 +42,13 @@ def render(report: Report) -> str:
                 "line": str(d.line),
             },
         )
-        failure = ET.SubElement(case, "failure", {"message": _xml_text(d.message), "type": d.code})
-        body = f"{path}:{d.line}:{d.column}: {d.code} [{d.severity.value}] {d.message}"
+        message = _xml_text(printable(d.message))
+        failure = ET.SubElement(case, "failure", {"message": message, "type": d.code})
+        body = f"{path}:{d.line}:{d.column}: {d.code} [{d.severity.value}] {message}"
         if d.note:
-            body += f"\nnote: {d.note}"
+            body += f"\nnote: {printable(d.note)}"
         if d.fix is not None and d.fix.message:
-            body += f"\nhelp: {d.fix.message}"
+            body += f"\nhelp: {printable(d.fix.message)}"
         failure.text = _xml_text(body)
     ET.indent(root)
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, "unicode") + "\n"

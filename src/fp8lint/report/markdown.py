@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 
-from fp8lint.diagnostics import posix_path
+from fp8lint.diagnostics import posix_path, printable
 from fp8lint.report import Report
 from fp8lint.report.common import counts_phrase, files_phrase
 
@@ -12,7 +13,18 @@ MARKDOWN_TOP = 20
 
 
 def _md_cell(text: str) -> str:
-    return " ".join(text.replace("\\", "\\\\").replace("|", "\\|").split())
+    return " ".join(printable(text).replace("\\", "\\\\").replace("|", "\\|").split())
+
+
+def _md_code(text: str) -> str:
+    """`text` as a code span: control and bidi characters escaped (`printable`, so a newline
+    in a file name cannot start a line of the comment, or of a CI log that shows it), and a
+    fence longer than any run of backticks inside, so a backtick cannot close the span."""
+    text = printable(text)
+    run = max((len(r) for r in re.findall("`+", text)), default=0)
+    fence = "`" * (run + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") else ""
+    return f"{fence}{pad}{text}{pad}{fence}"
 
 
 def render(report: Report) -> str:
@@ -42,8 +54,8 @@ def render(report: Report) -> str:
     top = sorted(diags, key=lambda d: -d.severity.rank)[:MARKDOWN_TOP]
     out += ["", "### Findings" if len(diags) <= MARKDOWN_TOP else "### Top findings", ""]
     for d in top:
-        message = " ".join(d.message.split())
-        out.append(f"- **{d.code}** `{posix_path(d.path)}:{d.line}` {message}")
+        message = " ".join(printable(d.message).split())
+        out.append(f"- **{d.code}** {_md_code(f'{posix_path(d.path)}:{d.line}')} {message}")
     if len(diags) > MARKDOWN_TOP:
         rest = len(diags) - MARKDOWN_TOP
         out.append(f"- … and {rest} more finding{'s' if rest != 1 else ''}")

@@ -76,4 +76,5 @@ def render(report: Report) -> str:
             ]
         diagnostics.append(item)
     doc = {"source": source, "severity": "WARNING", "diagnostics": diagnostics}
-    return json.dumps(doc, indent=2) + "\n"
+    # exact values, ASCII output (see `json`)
+    return json.dumps(doc, indent=2, ensure_ascii=True) + "\n"

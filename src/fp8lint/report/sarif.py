@@ -86,7 +86,8 @@ def render(report: Report) -> str:
         "results": [_sarif_result(d, index[d.code]) for d in report.diagnostics],
     }
     doc = {"$schema": SARIF_SCHEMA, "version": "2.1.0", "runs": [run]}
-    return json.dumps(doc, indent=2) + "\n"
+    # exact values, ASCII output (see `json`): showing a decoded string safely is the viewer's part
+    return json.dumps(doc, indent=2, ensure_ascii=True) + "\n"
 
 
 def _version() -> str:

@@ -13,10 +13,11 @@ if TYPE_CHECKING:
 
 def render_sites(path: str, sites: list[Fp8Site], label: Callable[[str], str] = str) -> str:
     """`label` names a site's framework (the registry's, handed down by the caller)."""
+    from fp8lint.diagnostics import printable
     from fp8lint.model import SETTING_FIELDS
 
     if not sites:
-        return f"{path}: no FP8 configuration site recognized\n"
+        return f"{printable(path)}: no FP8 configuration site recognized\n"
     out: list[str] = []
     for i, site in enumerate(sites, 1):
         s = site.span
@@ -56,4 +57,6 @@ def render_sites(path: str, sites: list[Fp8Site], label: Callable[[str], str] = 
             )
         for n in site.notes + site.invalid:
             out.append(f"    note {n.span.line}:{n.span.column} [{n.kind}] {n.message}")
-    return "\n".join(out) + "\n"
+    # paths, keys, values and notes come from the input: each line is `printable`, so none of
+    # them can start a line of its own or send a control sequence to the terminal
+    return "".join(printable(line) + "\n" for line in out)

@@ -37,6 +37,16 @@ def _char_width(ch: str) -> int:
     return 2 if unicodedata.east_asian_width(ch) in ("W", "F") else 1
 
 
+def _shown(ch: str) -> tuple[str, int]:
+    """How the snippet shows one source character and how many columns that takes: a tab
+    stays a tab, a control or bidi character is shown escaped (`\\x1b`, `\\u202e`) as in the
+    header line, so that the source line cannot move the cursor or reorder the text."""
+    if ch == "\t":
+        return ch, 1
+    escaped = printable(ch)
+    return escaped, len(escaped) if escaped != ch else _char_width(ch)
+
+
 def _snippet(d: Diagnostic, color: bool) -> list[str]:
     """The gutter, the finding's first source line and the carets under its span."""
     src = d.source_line.rstrip("\r\n")
@@ -47,11 +57,13 @@ def _snippet(d: Diagnostic, color: bool) -> list[str]:
     start = max(d.column, 1)
     end = d.end_column if d.end_line == d.line else len(src) + 1
     # tabs stay tabs under the line, so that the carets line up however tabs are shown
-    indent = "".join("\t" if ch == "\t" else " " * _char_width(ch) for ch in src[: start - 1])
+    before = map(_shown, src[: start - 1])
+    indent = "".join("\t" if ch == "\t" else " " * cols for ch, cols in before)
     indent += " " * max(0, start - 1 - len(src))
-    width = sum(_char_width(ch) for ch in src[start - 1 : max(end, start) - 1])
+    width = sum(cols for _, cols in map(_shown, src[start - 1 : max(end, start) - 1]))
     carets = paint("^" * max(1, width), SEVERITY_COLOR[d.severity], color)
-    return [f"{pad} |", f"{number} | {src}", f"{pad} | {indent}{carets}", f"{pad} |"]
+    line = "\t".join(printable(part) for part in src.split("\t"))
+    return [f"{pad} |", f"{number} | {line}", f"{pad} | {indent}{carets}", f"{pad} |"]
 
 
 def _help(d: Diagnostic) -> list[str]:
