@@ -248,14 +248,30 @@ class FileChanged(Exception):
     """The file's bytes are no longer the ones the fixes were computed from."""
 
 
+# what tells one version of a file from the next without reading it: inode, size, mtime
+Stamp = tuple[int, int, int]
+
+
+def stamp(info: os.stat_result) -> Stamp:
+    return (info.st_ino, info.st_size, info.st_mtime_ns)
+
+
 def write_atomic(
-    path: str, text: str, encoding: str, bom: bytes, expected: bytes | None = None
+    path: str,
+    text: str,
+    encoding: str,
+    bom: bytes,
+    expected: bytes | None = None,
+    read_as: Stamp | None = None,
 ) -> None:
     """Replace `path` by a temporary file in the same folder, keeping its permissions.  A
     symbolic link stays a link: the file it points to is the one replaced.  With `expected`
-    (the bytes the fixes were computed from), the file is compared right before the rename,
-    and an edit made meanwhile (by an editor, another hook) is never overwritten: nothing is
-    written and `FileChanged` is raised."""
+    (the bytes the fixes were computed from) and `read_as` (the file's stamp when they were
+    read), an edit made meanwhile (by an editor, another hook) is never overwritten: once the
+    temporary file is written, the file must still hold those bytes under that stamp, and its
+    stamp is taken again right before the rename; on any difference nothing is written and
+    `FileChanged` is raised.  (The rename itself cannot be made conditional: a save in the
+    microseconds between that last look and the rename is the one gap left.)"""
     path = os.path.realpath(path)
     if not os.access(path, os.W_OK):
         raise PermissionError(f"{path} is read-only")
@@ -270,11 +286,21 @@ def write_atomic(
             os.fsync(fh.fileno())
         os.chmod(tmp, mode)
         if expected is not None:
-            with open(path, "rb") as current:
-                if current.read(len(expected) + 1) != expected:
-                    raise FileChanged(path)
+            seen = unchanged_since(path, expected, read_as)
+            if stamp(os.stat(path)) != seen:  # saved between that check and now
+                raise FileChanged(path)
         os.replace(tmp, path)
     except BaseException:
         if os.path.exists(tmp):
             os.unlink(tmp)
         raise
+
+
+def unchanged_since(path: str, expected: bytes, read_as: Stamp | None) -> Stamp:
+    """The file's stamp, after checking that it still holds `expected` (and, given
+    `read_as`, the stamp it had when those bytes were read); else `FileChanged`."""
+    with open(path, "rb") as current:
+        now = stamp(os.fstat(current.fileno()))
+        if (read_as is not None and now != read_as) or current.read(len(expected) + 1) != expected:
+            raise FileChanged(path)
+    return now

@@ -426,6 +426,50 @@ def test_an_edit_made_while_fixing_is_never_overwritten(
     assert "--seq-length: 4096" in risky.read_text()
 
 
+def test_a_save_after_the_content_check_is_never_overwritten(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An editor saves between the "still the bytes we read" check and the rename (issue
+    20): the stamp taken right before the rename differs, so the save is kept."""
+    from fp8lint import fixes
+
+    p = tmp_path / "a.yaml"
+    p.write_text("model: 1\n")
+    read_as = fixes.stamp(os.stat(p))
+    real = fixes.unchanged_since
+
+    def then_save(path: str, expected: bytes, stamp: object) -> object:
+        seen = real(path, expected, stamp)  # type: ignore[arg-type]
+        with open(path, "w") as fh:  # the editor's save, same size as before
+            fh.write("model: 2\n")
+        os.utime(path, ns=(0, os.stat(path).st_mtime_ns + 1_000_000))
+        return seen
+
+    monkeypatch.setattr(fixes, "unchanged_since", then_save)
+    with pytest.raises(fixes.FileChanged):
+        fixes.write_atomic(str(p), "model: 3\n", "utf-8", b"", b"model: 1\n", read_as)
+    assert p.read_text() == "model: 2\n"
+    assert not list(tmp_path.glob(".fp8lint-*"))
+
+
+def test_a_file_saved_back_with_the_same_bytes_is_still_a_change(tmp_path: Path) -> None:
+    """Same bytes, another stamp (an editor rewrote the file, or another tool replaced it):
+    fp8lint does not write over a file it did not read."""
+    from fp8lint import fixes
+
+    p = tmp_path / "a.yaml"
+    p.write_text("model: 1\n")
+    read_as = fixes.stamp(os.stat(p))
+    tmp = tmp_path / "b.yaml"
+    tmp.write_text("model: 1\n")
+    os.replace(tmp, p)  # another inode
+    with pytest.raises(fixes.FileChanged):
+        fixes.write_atomic(str(p), "model: 3\n", "utf-8", b"", b"model: 1\n", read_as)
+    assert p.read_text() == "model: 1\n"
+    fixes.write_atomic(str(p), "model: 3\n", "utf-8", b"", b"model: 1\n", fixes.stamp(os.stat(p)))
+    assert p.read_text() == "model: 3\n"
+
+
 ANCHORED = """language_model:
   fp8: hybrid
   fp8_margin: 0

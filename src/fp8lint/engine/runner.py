@@ -224,7 +224,7 @@ def _jobs(
             continue
         if fix is not None:
             try:
-                data, _ = read_bytes(path, settings.max_bytes)
+                data, info = read_bytes(path, settings.max_bytes)
                 decoded = decode(data)
             except FileProblem as exc:
                 result.files_done += 1
@@ -235,7 +235,11 @@ def _jobs(
                 result.files_done += 1
                 continue
             result.files_parsed += 1
-            fix_jobs.append(FixJob(path, shown, data, decoded, kind, settings, parse_enabled))
+            from fp8lint.fixes import stamp
+
+            fix_jobs.append(
+                FixJob(path, shown, data, decoded, kind, settings, parse_enabled, stamp(info))
+            )
             continue
         probe = None if cache is None else quietly(partial(cache.probe, path, shown, settings))
         if probe is not None and probe.hit:  # unchanged since a run that stored it
@@ -484,6 +488,7 @@ class FixJob:
     kind: str
     settings: RunSettings
     parse_enabled: bool
+    read_as: tuple[int, int, int] | None = None  # `fixes.stamp` of the file when read
 
 
 FixComputed = tuple["FixResult | None", list[Diagnostic]]
@@ -537,7 +542,9 @@ def _apply_fix(
         return outcome.remaining
     if mode.write:
         try:
-            write_atomic(job.path, outcome.text, decoded.encoding, decoded.bom, expected=job.data)
+            write_atomic(
+                job.path, outcome.text, decoded.encoding, decoded.bom, job.data, job.read_as
+            )
         except (OSError, FileChanged) as exc:
             why = (
                 "the file changed while it was being fixed; nothing was written (run fp8lint again)"
