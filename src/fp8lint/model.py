@@ -335,9 +335,9 @@ class EditInfo(BaseModel):
     indent: str = ""
     keys: dict[str, str] = Field(default_factory=dict)
     values: dict[str, Span] = Field(default_factory=dict)
-    # why an edit in the container would change another key too (a YAML mapping an alias
-    # reads): no fix writes there
-    shared: str | None = None
+    # why no fix writes into the container: an edit there would change another key too (a
+    # YAML mapping an alias reads), or the text is data (a here-document's body)
+    read_only: str | None = None
 
 
 class Fp8Site(BaseModel):

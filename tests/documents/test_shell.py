@@ -63,3 +63,12 @@ def test_a_while_loop_inside_a_for_loop_closes_only_itself() -> None:
     runs = [[w.text for w in c] for c in parse(text).commands if c[0].text == "run"]
     assert runs[:2] == [["run", "--recipe", "a"], ["run", "--recipe", "b"]]
     assert len(runs) == 3  # after the loop, `$r` is unknown again: one command
+
+
+def test_here_document_bodies() -> None:
+    from fp8lint.documents.shell import heredoc_bodies
+
+    text = "cat <<EOF\nbody\nEOF\nx <<< word\ny=$((1<<3))\ncat <<-'E'\n\tb2\n\tE\nz <<\"Q\"\nopen\n"
+    bodies = [text[a:b] for a, b in heredoc_bodies(text)]
+    assert bodies == ["body\n", "\tb2\n", "open\n"]  # `<<<` and `1<<3` are not here-documents
+    assert heredoc_bodies("echo fp8\n") == ()

@@ -190,6 +190,16 @@ def test_json_single_line() -> None:
             '{"train_batch_size": 8, "fp8": true, "bf16": {"enabled": true}}',
             '{"train_batch_size": 8, "bf16": {"enabled": true}}',
         ),
+        (  # another key on the deleted key's line keeps its indentation (issue 20)
+            '{\n  "train_batch_size": 8,\n  "fp8": {"enabled": true}, '
+            '"bf16": {"enabled": true}\n}\n',
+            '{\n  "train_batch_size": 8,\n  "bf16": {"enabled": true}\n}\n',
+        ),
+        (  # the deleted key ends a line that another key starts: no trailing space left
+            '{\n  "train_batch_size": 8, "fp8": {"enabled": true},\n'
+            '  "bf16": {"enabled": true}\n}\n',
+            '{\n  "train_batch_size": 8,\n  "bf16": {"enabled": true}\n}\n',
+        ),
     ],
 )
 def test_json_key_removal_keeps_commas_right(before: str, after: str) -> None:
@@ -220,9 +230,9 @@ def test_python_multiline_call_gets_one_keyword_per_line() -> None:
         '    precision="bf16-mixed",\n'
         '    fp8="hybrid",\n'
         "    fp8_recipe='tensorwise',\n"
-        "    first_last_layers_bf16=True,\n"
+        "    first_last_layers_bf16=True,  # baseline recipe\n"
         "    num_layers_at_start_in_bf16=1,\n"
-        "    num_layers_at_end_in_bf16=1,  # baseline recipe\n"
+        "    num_layers_at_end_in_bf16=1,\n"
         ")\n"
     )
 

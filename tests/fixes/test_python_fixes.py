@@ -72,8 +72,8 @@ def test_comments_and_trailing_commas_stay_where_they_belong() -> None:
         r = DelayedScaling(
             # headroom first
             margin=0,  # no headroom
-            amax_history_len=1024,
-            amax_compute_algo="max",  # short history
+            amax_history_len=1024,  # short history
+            amax_compute_algo="max",
         )  # the recipe
         s = DelayedScaling(margin=0, amax_history_len=1024, amax_compute_algo="max",)  # flow, trailing comma
         """)  # noqa: E501
@@ -193,3 +193,32 @@ def test_each_edit_is_the_changed_region_of_the_transformed_module(text: str) ->
         for e in d.fix.edits:  # the region is minimal: its ends differ from the old text
             old = text[e.start : e.end]
             assert not (old and e.content and old[0] == e.content[0] and old[-1] == e.content[-1])
+
+
+R = "from transformer_engine.common.recipe import DelayedScaling\n"
+
+
+@pytest.mark.parametrize(
+    ("before", "after"),
+    [
+        (  # the comment after the last argument stays on that argument's line
+            R + "r = DelayedScaling(\n    margin=0,\n    amax_history_len=1,  # short\n)\n",
+            R + "r = DelayedScaling(\n    margin=0,\n    amax_history_len=1024,  # short\n"
+            '    amax_compute_algo="max",\n)\n',
+        ),
+        (  # no trailing comma: the same
+            R + "r = DelayedScaling(\n    margin=0,\n    amax_history_len=1  # short\n)\n",
+            R + "r = DelayedScaling(\n    margin=0,\n    amax_history_len=1024,  # short\n"
+            '    amax_compute_algo="max"\n)\n',
+        ),
+        (  # a tab-indented call gets a tab-indented line
+            R + "r = DelayedScaling(\n\tmargin=0,\n\tamax_history_len=1,\n)\n",
+            R + "r = DelayedScaling(\n\tmargin=0,\n\tamax_history_len=1024,\n"
+            '\tamax_compute_algo="max",\n)\n',
+        ),
+    ],
+    ids=["comment", "comment-no-comma", "tabs"],
+)
+def test_an_added_keyword_keeps_comments_and_indentation(before: str, after: str) -> None:
+    """Issue 20: the comment used to move to the inserted line, and a tab became a space."""
+    assert fixed(before) == after

@@ -783,3 +783,28 @@ def test_parameter_expansion_defaults_are_read_as_the_value() -> None:
     assert d.line == 3
     # `show` says the environment may override a default read as the value
     assert site.train_steps.note == "the default of `${ITERS}`; the environment may set it"
+
+
+def test_a_launch_line_in_a_here_document_is_reported_but_never_fixed(tmp_path: Path) -> None:
+    """Issue 20: the body of `cat > job.sh <<EOF` is data the script writes (often the job
+    script itself, so its findings stay), but `--fix` does not edit it."""
+    from fp8lint.engine import fix_text
+    from fp8lint.settings import RunSettings
+
+    text = (
+        "#!/bin/bash\ncat > job.sh <<EOF\n"
+        "python pretrain_gpt.py --fp8-format hybrid --fp8-amax-history-len 1 "
+        "--fp8-amax-compute-algo max\nEOF\nsbatch job.sh\n"
+        "sbatch <<-'END'\n\tpython pretrain_gpt.py --fp8-format hybrid --fp8-amax-history-len 1\n"
+        "\tEND\n"
+        "python pretrain_gpt.py --fp8-format hybrid --fp8-amax-history-len 1 "
+        "--fp8-amax-compute-algo max\n"
+    )
+    result = fix_text("run.sh", text, "shell", RunSettings(), True)
+    lines = result.text.splitlines()
+    assert lines[2].endswith("--fp8-amax-history-len 1 --fp8-amax-compute-algo max")
+    assert lines[6].endswith("--fp8-amax-history-len 1")
+    assert "--fp8-amax-history-len 1024" in lines[8]  # the script's own command is fixed
+    advice = [d for d in result.remaining if d.fix is not None and not d.fix.edits]
+    assert {d.line for d in advice} == {3, 7}
+    assert all("here-document" in d.fix.message for d in advice if d.fix is not None)

@@ -111,9 +111,12 @@ class Editor:
             if alone and text[k : k + 1] in ("\r", "\n"):
                 _, after = self.line_bounds(k)
                 return line_start, len(text) if after is None else after
-            if alone and not self.container.flow:
-                return line_start, k
-            return start, k
+            if not alone and text[k : k + 1] in ("\r", "\n"):  # `8, "fp8": {...},` + EOL
+                i = start
+                while i > line_start and text[i - 1] in " \t":
+                    i -= 1
+                return i, k
+            return start, k  # the next key, on this line, keeps its place
         i = start - 1
         while i >= 0 and text[i] in " \t\r\n":
             i -= 1

@@ -117,9 +117,30 @@ def keyword_added(key: str, value: cst.BaseExpression, indent: str | None) -> Ch
             )
         new = new.with_changes(comma=last.comma, whitespace_after_arg=last.whitespace_after_arg)
         last = last.with_changes(comma=comma, whitespace_after_arg=cst.SimpleWhitespace(""))
+        if indent is not None:  # a comment after the old last argument stays on its line
+            new, line = _comment_taken(new)
+            if line is not None:
+                assert isinstance(comma.whitespace_after, cst.ParenthesizedWhitespace)
+                ws = comma.whitespace_after.with_changes(first_line=line)
+                last = last.with_changes(comma=comma.with_changes(whitespace_after=ws))
         return node.with_changes(args=[*node.args[:-1], last, new])
 
     return change
+
+
+def _comment_taken(arg: cst.Arg) -> tuple[cst.Arg, cst.TrailingWhitespace | None]:
+    """`arg` without the comment that ends its line, and that line's end (with the comment),
+    or None when the line has no comment."""
+    comma = arg.comma
+    ws = comma.whitespace_after if isinstance(comma, cst.Comma) else arg.whitespace_after_arg
+    if not isinstance(ws, cst.ParenthesizedWhitespace) or ws.first_line.comment is None:
+        return arg, None
+    bare = ws.with_changes(
+        first_line=ws.first_line.with_changes(whitespace=cst.SimpleWhitespace(""), comment=None)
+    )
+    if isinstance(comma, cst.Comma):
+        return arg.with_changes(comma=comma.with_changes(whitespace_after=bare)), ws.first_line
+    return arg.with_changes(whitespace_after_arg=bare), ws.first_line
 
 
 def argument_removed(index: int) -> Change:

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _ASSIGN = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)(\+?)=")
@@ -177,6 +178,45 @@ class _Lexer:
             self.i += 1
         flush()
         return text[start : self.i], start, self.i, parts
+
+
+_HEREDOC = re.compile(r"(?<![<\w])<<(-?)[ \t]*(?:'([^'\n]+)'|\"([^\"\n]+)\"|\\?([A-Za-z_]\w*))")
+
+
+@lru_cache(maxsize=8)
+def heredoc_bodies(text: str) -> tuple[tuple[int, int], ...]:
+    """Where the bodies of here-documents are (`cat > job.sh <<EOF` ... `EOF`): text that
+    the script hands to a command, not commands of the script itself."""
+    return tuple(_bodies(text))
+
+
+def _bodies(text: str) -> list[tuple[int, int]]:
+    out: list[tuple[int, int]] = []
+    if "<<" not in text:
+        return out
+    pos = 0
+    while True:
+        m = _HEREDOC.search(text, pos)
+        if m is None:
+            return out
+        word = m.group(2) or m.group(3) or m.group(4)
+        start = text.find("\n", m.end())
+        if start == -1:
+            return out
+        start += 1
+        end = i = start
+        while i < len(text):
+            nl = text.find("\n", i)
+            line_end = len(text) if nl == -1 else nl
+            line = text[i:line_end].rstrip("\r")
+            if (line.lstrip("\t") if m.group(1) else line) == word:
+                end = i
+                break
+            i = line_end + 1
+        else:
+            end = len(text)
+        out.append((start, end))
+        pos = max(end, m.end())
 
 
 def comments(text: str) -> list[tuple[int, int]]:

@@ -27,7 +27,7 @@ from __future__ import annotations
 import os
 import re
 
-from fp8lint.documents.shell import Script, Word, parse
+from fp8lint.documents.shell import Script, Word, heredoc_bodies, parse
 from fp8lint.documents.text import Reader, SourceFile
 from fp8lint.documents.tree import Document, Pos
 from fp8lint.frameworks.megatron import configs as megatron
@@ -155,11 +155,13 @@ def _megatron(
     span = file.span_of_indices(first.start, max(last.end, first.end, end or 0))
     edit = None
     if anchor is not None:
+        body = any(a <= first.start < b for a, b in heredoc_bodies(file.text))
         edit = EditInfo.model_construct(
             syntax="shell",
             flow=True,
             insert_after=file.span_of_indices(anchor.start, anchor.end),
             keys=FLAG_KEYS,
+            read_only="the command is in a here-document's body" if body else None,
         )
     if DEEPSPEED_FLAGS & set(flags):
         kind = kind or f"Megatron-DeepSpeed launch command (`{os.path.basename(first.text)}`)"

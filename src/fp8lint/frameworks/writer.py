@@ -46,8 +46,8 @@ def plan_to_fix(file: SourceFile, site: Fp8Site, index: int, plan: FixPlan) -> F
     message = plan.message
     if applicability is Applicability.DISPLAY_ONLY or site.edit is None:
         return Fix(Applicability.DISPLAY_ONLY, message, (), index)
-    if site.edit.shared is not None:
-        why = f"{site.edit.shared}; change it by hand"
+    if site.edit.read_only is not None:
+        why = f"{site.edit.read_only}; change it by hand"
         return Fix(
             Applicability.DISPLAY_ONLY, f"{message} (not applied automatically: {why})", (), index
         )

@@ -273,6 +273,14 @@ class Context:
         )
 
     # -- fixes ---------------------------------------------------------------------------
+    def _indent(self, at: Span) -> str:
+        """The whitespace before `at` on its line, as written (tabs stay tabs), or as many
+        spaces as its column when something else stands before it."""
+        text = self.file.text
+        start = at.start_offset - (at.column - 1)
+        before = text[start : at.start_offset]
+        return before if not before.strip(" \t") else " " * (at.column - 1)
+
     def edit_info(self, call: cst.Call, keys: dict[str, str]) -> EditInfo:
         """Where a fix adds a keyword to `call`: after its last argument, one per line when
         the call is laid out that way, or inside the parentheses of an empty call."""
@@ -291,7 +299,7 @@ class Context:
             syntax="python",
             flow=not multiline,
             insert_after=after,
-            indent=" " * (after.column - 1) if multiline else "",
+            indent=self._indent(after) if multiline else "",
             keys=keys,
             values=values,
         )

@@ -181,7 +181,7 @@ def edit_info(
         indent=" " * chosen[0].start.column if chosen else "",
         keys=keys,
         values=values,
-        shared=shared,
+        read_only=shared,
     )
 
 
