@@ -1,11 +1,13 @@
 """Hostile inputs, one fresh `fp8lint check` process each: time, peak memory, exit code, verdict.
 
-    python3 bench/hostile.py [--fp8lint 'python3 -m fp8lint'] [--timeout 60]
+    python3 bench/hostile.py [--fp8lint 'python3 -m fp8lint'] [--timeout 60] [--only TEXT]
 
 Builds every input in a temporary folder (nothing here comes from outside the project), runs
 `fp8lint check --no-cache CASE` on it, and prints a Markdown table. A verdict is `ok` when the
 run ended within the timeout, with exit code 0, 1 or 2, under 1 GiB, with no Python traceback
-on either stream, and, where a diagnostic was expected, with one that names the file. The test
+on either stream, and, where a diagnostic was expected, with one that names the file (and, for
+the rows of issue 20: a `--fix` that must leave the file byte-identical, a value from a file
+outside the repository that must not be printed, no forged workflow command). The test
 suite checks the same behaviours without timing them (tests/e2e/test_hostile.py,
 tests/e2e/test_bounds.py); this script is for the numbers. Not part of the test suite.
 """
@@ -227,13 +229,101 @@ def cases() -> list[Case]:
             "warning",
         ),
         ("empty directory", lambda d: [str((d / "empty").mkdir() or d / "empty")], "warning"),
+        # issue 20
+        (
+            "--fix --unsafe-fixes on a mapping that two keys alias",
+            lambda d: ["--fix", "--unsafe-fixes", str(_write(d / "b.yaml", SHARED))],
+            "unchanged",
+        ),
+        (
+            "--fix on a Megatron command in a here-document",
+            lambda d: ["--fix", "--unsafe-fixes", str(_write(d / "run.sh", HEREDOC))],
+            "unchanged",
+        ),
+        ("walked link to a file outside the repository", _link_out, "no:7331"),
+        ("launch --config-name linked outside the repository", _config_out, "no:7331"),
+        ("a file and a link to it, --fix --unsafe-fixes", _twins, "exit0"),
+        (
+            "YAML keys holding a newline, `::error`, ESC and U+202E (github format)",
+            lambda d: [
+                "--output-format",
+                "github",
+                str(
+                    _write(
+                        d / "keys.yaml",
+                        'args: {"fp8-x\\n::error file=README.md,line=1::FORGED\\e[2J\\u202e": 1}\n',
+                    )
+                ),
+            ],
+            "no-forged",
+        ),
+        (
+            "chain of 2,000 `${.cN}` interpolations",
+            lambda d: [str(_write(d / "model.yaml", _chain(2000)))],
+            "any",
+        ),
+        (
+            "4,000 YAML documents in one file",
+            lambda d: [str(_write(d / "model.yaml", "---\n".join([RISKY] * 4000)))],
+            "any",
+        ),
+        (
+            "20,000 DelayedScaling calls in one recipe",
+            lambda d: [str(_big(d / "r.py", RECIPE, "DelayedScaling(margin=0)\n", 20_000, ""))],
+            "any",
+        ),
     ]
+
+
+SHARED = (
+    "base: &b\n  fp8: true\n  fp8_hybrid: true\n  fp8_margin: 0\nmodel: *b\nablation_no_fp8: *b\n"
+)
+HEREDOC = (
+    "cat > job.sh <<EOF\npython pretrain_gpt.py --fp8-format hybrid --fp8-amax-history-len 1\n"
+    "EOF\nsbatch job.sh\n"
+)
+OUTSIDE = RISKY.replace("fp8_amax_history_len: 1", "fp8_amax_history_len: 7331")
+
+
+def _repo(d: Path) -> Path:
+    (d / "repo" / ".git").mkdir(parents=True)
+    _write(d / "outside" / "gpt.yaml", OUTSIDE)
+    return d / "repo"
+
+
+def _link_out(d: Path) -> list[str]:
+    repo = _repo(d)
+    os.symlink(d / "outside" / "gpt.yaml", repo / "out.yaml")
+    return [str(repo)]
+
+
+def _config_out(d: Path) -> list[str]:
+    repo = _repo(d)
+    (repo / "conf").mkdir()
+    os.symlink(d / "outside" / "gpt.yaml", repo / "conf" / "gpt.yaml")
+    script = (
+        "python megatron_gpt_pretraining.py --config-path=conf --config-name=gpt model.fp8=True\n"
+    )
+    return [str(_write(repo / "run.sh", script))]
+
+
+def _twins(d: Path) -> list[str]:
+    repo = _repo(d)
+    _write(repo / "real.yaml", RISKY)
+    os.symlink("real.yaml", repo / "alias.yaml")
+    return ["--fix", "--unsafe-fixes", str(repo)]
+
+
+def _chain(n: int) -> str:
+    lines = [RISKY, "  c0: 1\n"] + [f"  c{i}: ${{.c{i - 1}}}\n" for i in range(1, n)]
+    return "".join(lines)
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--fp8lint", default=f"{sys.executable} -m fp8lint")
     parser.add_argument("--timeout", type=float, default=60.0)
+    parser.add_argument("--only", default="", help="run the rows whose name holds this text")
     args = parser.parse_args(argv)
     base = shlex.split(args.fp8lint)
     rows = [
@@ -241,12 +331,17 @@ def main(argv: list[str] | None = None) -> int:
         "|---|---:|---:|---:|---|---|",
     ]
     for name, build, expect in cases():
+        if args.only not in name:
+            continue
         with tempfile.TemporaryDirectory(prefix="fp8lint-hostile-") as tmp:
             work = Path(tmp)
             targets = build(work)
             cmd = [*base, "check", "--no-cache", *targets]
+            files = [Path(t) for t in targets if Path(t).is_file()]
+            before = [f.read_bytes() for f in files]
             wall, rss, code, hung, out = _run(cmd, work, args.timeout)
             text = out.decode("utf-8", "backslashreplace")
+            kept = [f.read_bytes() for f in files] == before
             first = next((ln for ln in text.splitlines() if ln.strip()), "")
             first = first.replace(str(work), "TMP").replace("|", "\\|")[:110]
             ok = (
@@ -255,6 +350,10 @@ def main(argv: list[str] | None = None) -> int:
                 and "Traceback" not in text
                 and rss < 1024 * 1024
                 and (expect != "FP8001" or "FP8001" in text)
+                and (expect != "unchanged" or kept)
+                and (expect != "exit0" or code == 0)
+                and not (expect.startswith("no:") and expect[3:] in text)
+                and not (expect == "no-forged" and "\n::error file=README.md" in text)
             )
             verdict = "hang" if hung else ("ok" if ok else "FAIL")
             mb = f"{rss / 1024:.0f}"
