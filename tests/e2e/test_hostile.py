@@ -371,6 +371,25 @@ def zoo_cases() -> list[Case]:
             b"MODEL_ARGS: &m\n  --fp8-format: hybrid\n  --x: *m\n",
             "findings",
         ),
+        # issue 20: what an alias reads, and a here-document's body, are never edited
+        Case(
+            "aliased_mapping.yaml",
+            b"base: &b\n  fp8: true\n  fp8_hybrid: true\n  fp8_margin: 0\n"
+            b"model: *b\nablation_no_fp8: *b\n",
+            "findings",
+        ),
+        Case(
+            "aliased_flags.yaml",
+            b"common: &m {--fp8-format: hybrid, --fp8-amax-compute-algo: max, "
+            b"--fp8-amax-history-len: 1}\nMODEL_ARGS: *m\nABLATION_ARGS: *m\n",
+            "findings",
+        ),
+        Case(
+            "heredoc.sh",
+            b"cat > job.sh <<EOF\npython pretrain_gpt.py --fp8-format hybrid "
+            b"--fp8-amax-history-len 1\nEOF\nsbatch job.sh\n",
+            "findings",
+        ),
         Case("undefined_alias.yaml", b"fp8: *nowhere\n", "FP8001:alias", 1),
         Case(
             "dup_keys.yaml",
