@@ -139,8 +139,16 @@ def resolve_target(args: argparse.Namespace, env: Mapping[str, str]) -> Target:
     head = pull.get("head") if isinstance(pull.get("head"), dict) else {}
     assert isinstance(head, dict)
     sha = args.sha or head.get("sha") or None
+    from fp8lint.review.client import api_url_problem, clean_token
+
     api_url = args.api_url or env.get("GITHUB_API_URL") or DEFAULT_API_URL
-    token = env.get(args.token_env) or None
+    problem = api_url_problem(api_url)
+    if problem is not None:  # the value is not shown: it may come from the environment
+        raise ReviewError(f"the API URL (--api-url or $GITHUB_API_URL) {problem}")
+    try:
+        token = clean_token(env.get(args.token_env))
+    except ValueError as exc:
+        raise ReviewError(f"the token in ${args.token_env} {exc}") from None
     if token is None and not args.dry_run:
         raise ReviewError(f"no token: set ${args.token_env} (or name another with --token-env)")
     if args.max_comments < 0:
