@@ -16,7 +16,7 @@ from fp8lint.review import client as github
 from fp8lint.review import command as review
 
 from ..fake_github import FakeGitHub, PrFile, Recorder
-from .test_review import HEAD, M_PATCH, M_YAML, REVIEWS, SUMMARIES, TWO_PATCH, TWO_YAML
+from .test_review import FP_M, HEAD, M_PATCH, M_YAML, REVIEWS, SUMMARIES, TWO_PATCH, TWO_YAML
 
 TOKEN = "ghp_R7vQ2mXk9LwT4bZs8NcJ6hYd3FpGe5Ua"
 FILES = "/repos/acme/train/pulls/7/files"
@@ -305,3 +305,92 @@ def test_an_unsafe_api_url_is_refused_before_any_request(
 def test_https_and_loopback_http_are_accepted(url: str) -> None:
     assert github.api_url_problem(url) is None
     assert github.GitHubClient(url, TOKEN).api_url == url.rstrip("/")
+
+
+# --------------------------------------------------------------------------- bad API data
+
+
+def test_malformed_files_entries_are_skipped(
+    gh: FakeGitHub, tree: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    gh.raw_files = [
+        {"status": "added", "patch": "@@ -0,0 +1 @@\n+x"},  # no filename
+        {"filename": 7},
+        {"filename": ["configs/m.yaml"]},
+        {"filename": ""},
+        "configs/m.yaml",
+        None,
+        {"filename": "configs/extra.yaml", "patch": 5, "status": "added"},
+        {"filename": "configs/more.yaml", "patch": ["@@"], "status": None},
+    ]
+    assert run(environment(gh, tree)) == 1
+    review_post, summary = [r for r in gh.requests if r.method != "GET"]
+    assert [c["path"] for c in review_post.body["comments"]] == [
+        "configs/m.yaml",
+        "configs/two.yaml",
+    ]
+    assert (summary.method, summary.path) == ("POST", SUMMARIES)
+    assert capsys.readouterr().err == ""
+
+
+def test_malformed_comments_and_answers_are_skipped(
+    gh: FakeGitHub, tree: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    bot = {"login": gh.login}
+    gh.review_comments += [
+        "junk",
+        {"user": bot, "body": f"<!-- fp8lint:fp={FP_M} -->", "path": "configs/m.yaml"},  # no id
+        {"id": "12", "user": bot, "body": f"<!-- fp8lint:fp={'a' * 64} -->"},  # a stale one
+        {"id": 13, "user": bot, "body": "reply", "in_reply_to_id": [1]},
+        {"id": 14, "user": "fp8lint-bot", "body": None},
+    ]
+    gh.issue_comments += [
+        {"id": "x", "user": bot, "body": "<!-- fp8lint:summary -->"},
+        {"id": None, "user": bot, "body": "<!-- fp8lint:summary -->"},
+        [1, 2],
+    ]
+    assert run(environment(gh, tree)) == 1
+    writes = [r for r in gh.requests if r.method != "GET"]
+    assert [(r.method, r.path) for r in writes] == [("POST", REVIEWS), ("POST", SUMMARIES)]
+    # the comment without an id still counts as posted: m.yaml is not commented on again
+    assert [c["path"] for c in writes[0].body["comments"]] == ["configs/two.yaml"]
+    assert capsys.readouterr().err == ""
+
+
+@pytest.mark.parametrize(
+    "pull", [[], "sha", {"head": "abc"}, {"head": {"sha": 5}}, {"head": {"sha": ""}}]
+)
+def test_a_malformed_pull_request_answer_is_a_clear_error(
+    gh: FakeGitHub,
+    tree: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    pull: Any,
+) -> None:
+    original = gh._answer
+
+    def answer(method: str, path: str, *rest: Any) -> Any:
+        if path == "/repos/acme/train/pulls/7" and method == "GET":
+            return 200, {}, pull
+        return original(method, path, *rest)
+
+    monkeypatch.setattr(gh, "_answer", answer)
+    env = {"GITHUB_TOKEN": TOKEN, "GITHUB_API_URL": gh.url}
+    assert run(env, "--repo", "acme/train", "--pr", "7") == 2
+    err = capsys.readouterr().err
+    assert err == "fp8lint: error: cannot tell the pull request's head commit; give --sha\n"
+
+
+def test_a_malformed_user_answer_falls_back_to_the_actions_login(
+    gh: FakeGitHub, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    original = gh._answer
+
+    def answer(method: str, path: str, *rest: Any) -> Any:
+        if path == "/user":
+            return 200, {}, {"login": {"name": "x"}}
+        return original(method, path, *rest)
+
+    monkeypatch.setattr(gh, "_answer", answer)
+    client = github.GitHubClient(gh.url, TOKEN)
+    assert review.bot_login(client, None, True) == review.ACTIONS_BOT
