@@ -5,7 +5,10 @@ bearer-token authentication (401 otherwise), `Link`-header pagination with a sma
 size, 422 for a review comment on a line outside the diff, replies, deletions, and the
 issue comments of the sticky summary.  Modes: `fork` (403 on every write), `rate_limit_once`
 (the first request gets a secondary-rate-limit 403), `user_forbidden` (`GET /user` answers
-403, as for the Actions app's GITHUB_TOKEN).  Every request is recorded.
+403, as for the Actions app's GITHUB_TOKEN).  For the security tests it can also redirect
+(`redirects`), pad its error messages (`error_message`) and serve malformed files entries
+(`raw_files`); `Recorder` is a second server, another origin, that notes what reaches it.
+Every request is recorded.
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ import json
 import re
 import threading
 import urllib.parse
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -51,6 +55,82 @@ def right_lines(patch: str | None) -> dict[int, int]:
     return out
 
 
+def serve(
+    handle: Callable[[str, str, dict[str, str], bytes], Answer],
+) -> tuple[ThreadingHTTPServer, threading.Thread]:
+    """An HTTP server on 127.0.0.1 (a free port) whose answers come from `handle`."""
+
+    class Handler(BaseHTTPRequestHandler):
+        def _serve(self) -> None:
+            length = int(self.headers.get("Content-Length") or 0)
+            raw = self.rfile.read(length) if length else b""
+            status, headers, body = handle(self.command, self.path, dict(self.headers.items()), raw)
+            data = b"" if body is None else json.dumps(body).encode()
+            self.send_response(status)
+            for k, v in headers.items():
+                self.send_header(k, v)
+            if data:
+                self.send_header("Content-Type", "application/json; charset=utf-8")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+        do_GET = do_POST = do_PATCH = do_DELETE = _serve
+
+        def log_message(self, format: str, *args: Any) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    thread = threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True)
+    thread.start()
+    return server, thread
+
+
+def stop(server: ThreadingHTTPServer | None, thread: threading.Thread | None) -> None:
+    if server is not None:
+        server.shutdown()
+        server.server_close()
+    if thread is not None:
+        thread.join(timeout=5)
+
+
+def url_of(server: ThreadingHTTPServer | None) -> str:
+    assert server is not None
+    host, port = server.server_address[:2]
+    return f"http://{host!s}:{port}"
+
+
+@dataclass
+class Recorder:
+    """Another origin (a second port): records every request and answers 200 with an echo
+    of the headers it got, so that a client which followed a redirect here is caught."""
+
+    requests: list[Request] = field(default_factory=list)
+    _server: ThreadingHTTPServer | None = None
+    _thread: threading.Thread | None = None
+
+    @property
+    def url(self) -> str:
+        return url_of(self._server)
+
+    def start(self) -> Recorder:
+        self._server, self._thread = serve(self.handle)
+        return self
+
+    def stop(self) -> None:
+        stop(self._server, self._thread)
+
+    def handle(self, method: str, target: str, headers: dict[str, str], raw: bytes) -> Answer:
+        split = urllib.parse.urlsplit(target)
+        self.requests.append(
+            Request(method, split.path, dict(urllib.parse.parse_qsl(split.query)), raw, headers)
+        )
+        return 200, {}, {"headers": headers}
+
+    def got_authorization(self) -> bool:
+        return any(k.lower() == "authorization" for r in self.requests for k in r.headers)
+
+
 @dataclass
 class FakeGitHub:
     token: str
@@ -64,7 +144,12 @@ class FakeGitHub:
     rate_limit_once: bool = False
     user_forbidden: bool = False
     echo_auth_in_errors: bool = False  # a misbehaving server: errors repeat the header
+    error_message: str = "Server Error"  # the message of the `fail` answers
+    # (path prefix, status, new prefix): a request under the prefix is redirected, the rest of
+    # its path and its query kept; the new prefix may be another server's URL
+    redirects: list[tuple[str, int, str]] = field(default_factory=list)
     files: list[PrFile] = field(default_factory=list)
+    raw_files: list[Any] = field(default_factory=list)  # served as they are, after `files`
     review_comments: list[dict[str, Any]] = field(default_factory=list)
     issue_comments: list[dict[str, Any]] = field(default_factory=list)
     reviews: list[dict[str, Any]] = field(default_factory=list)
@@ -80,48 +165,14 @@ class FakeGitHub:
 
     @property
     def url(self) -> str:
-        assert self._server is not None
-        host, port = self._server.server_address[:2]
-        return f"http://{host!s}:{port}"
+        return url_of(self._server)
 
     def start(self) -> FakeGitHub:
-        fake = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def _serve(self) -> None:
-                length = int(self.headers.get("Content-Length") or 0)
-                raw = self.rfile.read(length) if length else b""
-                status, headers, body = fake.handle(
-                    self.command, self.path, dict(self.headers.items()), raw
-                )
-                data = b"" if body is None else json.dumps(body).encode()
-                self.send_response(status)
-                for k, v in headers.items():
-                    self.send_header(k, v)
-                if data:
-                    self.send_header("Content-Type", "application/json; charset=utf-8")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-
-            do_GET = do_POST = do_PATCH = do_DELETE = _serve
-
-            def log_message(self, format: str, *args: Any) -> None:
-                pass
-
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self._thread = threading.Thread(
-            target=self._server.serve_forever, args=(0.05,), daemon=True
-        )
-        self._thread.start()
+        self._server, self._thread = serve(self.handle)
         return self
 
     def stop(self) -> None:
-        if self._server is not None:
-            self._server.shutdown()
-            self._server.server_close()
-        if self._thread is not None:
-            self._thread.join(timeout=5)
+        stop(self._server, self._thread)
 
     # ------------------------------------------------------------------ state helpers
 
@@ -173,6 +224,11 @@ class FakeGitHub:
             return 400, {}, {"message": "Problems parsing JSON"}
         with self._lock:
             self.requests.append(Request(method, split.path, query, body, headers))
+            for prefix, status, new in self.redirects:
+                if split.path.startswith(prefix):
+                    location = new + split.path[len(prefix) :]
+                    location += f"?{split.query}" if split.query else ""
+                    return status, {"Location": location}, None
             return self._answer(method, split.path, query, body, headers)
 
     def _answer(
@@ -193,7 +249,7 @@ class FakeGitHub:
             )
         if (method, path) in self.fail:
             status = self.fail[(method, path)]
-            message = "Server Error"
+            message = self.error_message
             if self.echo_auth_in_errors:
                 message += f" (got {auth!r})"
             return status, {}, {"message": message}
@@ -213,7 +269,7 @@ class FakeGitHub:
                 {"filename": f.filename, "status": f.status}
                 | ({"patch": f.patch} if f.patch is not None else {})
                 for f in self.files
-            ]
+            ] + list(self.raw_files)
             return self._page(path, query, items)
         if path == f"{base}/pulls/{n}/comments" and method == "GET":
             return self._page(path, query, self.review_comments)
@@ -222,14 +278,14 @@ class FakeGitHub:
         m = re.fullmatch(rf"{base}/pulls/comments/(\d+)", path)
         if m and method == "DELETE":
             cid = int(m.group(1))
-            kept = [c for c in self.review_comments if c["id"] != cid]
+            kept = [c for c in self.review_comments if c.get("id") != cid]
             if len(kept) == len(self.review_comments):
                 return 404, {}, {"message": "Not Found"}
             self.review_comments = kept
             return 204, {}, None
         m = re.fullmatch(rf"{base}/pulls/{n}/comments/(\d+)/replies", path)
         if m and method == "POST":
-            parent = next((c for c in self.review_comments if c["id"] == int(m.group(1))), None)
+            parent = next((c for c in self.review_comments if c.get("id") == int(m.group(1))), None)
             if parent is None:
                 return 404, {}, {"message": "Not Found"}
             if not isinstance(body, dict) or not body.get("body"):
@@ -247,7 +303,7 @@ class FakeGitHub:
                 return 201, {}, self.add_issue_comment(self.login, body["body"])
         m = re.fullmatch(rf"{base}/issues/comments/(\d+)", path)
         if m and method == "PATCH":
-            target = next((c for c in self.issue_comments if c["id"] == int(m.group(1))), None)
+            target = next((c for c in self.issue_comments if c.get("id") == int(m.group(1))), None)
             if target is None:
                 return 404, {}, {"message": "Not Found"}
             if not isinstance(body, dict) or not body.get("body"):
@@ -256,7 +312,7 @@ class FakeGitHub:
             return 200, {}, target
         return 404, {}, {"message": "Not Found"}
 
-    def _page(self, path: str, query: dict[str, str], items: list[dict[str, Any]]) -> Answer:
+    def _page(self, path: str, query: dict[str, str], items: list[Any]) -> Answer:
         per_page = min(int(query.get("per_page", "30")), self.page_size)
         page = int(query.get("page", "1"))
         last = max(1, -(-len(items) // per_page))
@@ -271,7 +327,11 @@ class FakeGitHub:
             rels += [f'{link(page - 1)}; rel="prev"', f'{link(1)}; rel="first"']
         if page < last:
             rels += [f'{link(page + 1)}; rel="next"', f'{link(last)}; rel="last"']
-        return 200, ({"Link": ", ".join(rels)} if rels else {}), [dict(c) for c in chunk]
+        return (
+            200,
+            ({"Link": ", ".join(rels)} if rels else {}),
+            [dict(c) if isinstance(c, dict) else c for c in chunk],
+        )
 
     def _create_review(self, body: Any) -> Answer:
         if not isinstance(body, dict):

@@ -2,12 +2,16 @@
 
 JSON in and out, bearer token, the API version header, pagination by the `Link` header,
 retries on rate limits (403/429 with `Retry-After` or `x-ratelimit-remaining: 0`).  The
-token is never part of an exception message: every text that leaves the client goes through
-`redact`.  Imported only when `fp8lint review` runs.
+token goes only to the API root's origin: the root must be https (http only to a loopback
+host), and pagination links and redirects that lead elsewhere are refused, not followed.
+The token is never part of an exception message: every text that leaves the client goes
+through `redact`.  Imported only when `fp8lint review` runs.
 """
 
 from __future__ import annotations
 
+import http.client
+import ipaddress
 import json
 import re
 import time
@@ -22,7 +26,12 @@ from fp8lint import __version__
 API_VERSION = "2022-11-28"
 MAX_RETRIES = 3
 MAX_WAIT_S = 120.0  # the longest single wait for a rate limit to lift
+MAX_REDIRECTS = 5
+FOLLOWED = (301, 302, 307, 308)  # repeated as they were (GitHub's advice); same origin only
+REASON_LIMIT = 300  # characters of an error's reason, counted after redaction
+FRAGMENT = 8  # a piece of the token this long is redacted too
 _NEXT = re.compile(r'<([^>]+)>\s*;\s*rel="?next"?')
+_PRINTABLE = re.compile(r"[!-~]+")  # printable ASCII, no space: what a header may carry
 
 
 class GitHubError(Exception):
@@ -45,8 +54,77 @@ class GitHubError(Exception):
         return self.status in (403, 404) and not self.rate_limited
 
 
+def api_url_problem(url: str) -> str | None:
+    """Why the token must not be sent to `url`, or None: https, or http to a loopback host
+    (for tests); a host, no credentials, no spaces or control characters."""
+    if not _PRINTABLE.fullmatch(url):
+        return "has a space or a character a URL cannot have"
+    try:
+        parts = urllib.parse.urlsplit(url)
+        host, _ = parts.hostname or "", parts.port  # a bad port is a ValueError
+    except ValueError:
+        return "is not a valid URL"
+    scheme = parts.scheme.lower()
+    if not host:
+        return "must be https://HOST[/PATH]"
+    if "@" in parts.netloc:
+        return "must not carry credentials"
+    if scheme == "https" or (scheme == "http" and _loopback(host)):
+        return None
+    return "must use https:// (http:// only to 127.0.0.1, ::1 or localhost)"
+
+
+def _loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def clean_token(token: str | None) -> str | None:
+    """The token without surrounding whitespace (a secret saved with CRLF), None when blank.
+
+    ValueError for one that still has a space, control or non-ASCII character: such a
+    header would be refused by `http.client` with the whole value in its message."""
+    token = (token or "").strip()
+    if token and not _PRINTABLE.fullmatch(token):
+        raise ValueError("has a space, control or non-ASCII character (it is not shown)")
+    return token or None
+
+
+class _NoRedirect(urllib.request.HTTPRedirectHandler):
+    """urllib would follow a redirect anywhere with the Authorization header: the client
+    follows them itself, same origin only."""
+
+    def redirect_request(self, *args: Any, **kwargs: Any) -> None:
+        return None
+
+
+def _opener() -> urllib.request.OpenerDirector:
+    """HTTP and HTTPS only (no file:, ftp: or data:), redirects left to the client.  Only
+    https goes through a proxy (a tunnel: the proxy never sees the token); plain http, to a
+    loopback host, goes direct."""
+    proxies = {k: v for k, v in urllib.request.getproxies().items() if k == "https"}
+    opener = urllib.request.OpenerDirector()
+    for handler in (
+        urllib.request.ProxyHandler(proxies),
+        urllib.request.HTTPHandler(),
+        urllib.request.HTTPSHandler(),
+        urllib.request.HTTPDefaultErrorHandler(),
+        _NoRedirect(),
+        urllib.request.HTTPErrorProcessor(),
+    ):
+        opener.add_handler(handler)
+    return opener
+
+
 class GitHubClient:
-    """JSON requests against one API root.  `sleep` and `clock` are injectable for tests."""
+    """JSON requests against one API root.  `sleep` and `clock` are injectable for tests.
+
+    ValueError for a root the token must not go to, or a token no header can carry; the
+    message names neither."""
 
     def __init__(
         self,
@@ -58,8 +136,15 @@ class GitHubClient:
         timeout: float = 30.0,
         max_retries: int = MAX_RETRIES,
     ) -> None:
+        problem = api_url_problem(api_url)
+        if problem is not None:
+            raise ValueError(f"the API URL {problem}")
+        try:
+            self._token = clean_token(token)
+        except ValueError as exc:
+            raise ValueError(f"the token {exc}") from None
         self.api_url = api_url.rstrip("/")
-        self._token = token or None
+        self._opener = _opener()
         self._sleep = sleep
         self._clock = clock
         self.timeout = timeout
@@ -69,7 +154,27 @@ class GitHubClient:
         return f"GitHubClient({self.api_url!r})"
 
     def redact(self, text: str) -> str:
-        return text.replace(self._token, "***") if self._token else text
+        """`text` with the token, and every piece of it of FRAGMENT characters or more (an
+        echo that a server or a cut left partial), as `***`."""
+        token = self._token
+        if not token:
+            return text
+        text = text.replace(token, "***")
+        if len(token) <= FRAGMENT:
+            return text
+        pieces = {token[i : i + FRAGMENT] for i in range(len(token) - FRAGMENT + 1)}
+        runs: list[list[int]] = []  # [start, end) of the text to hide, merged
+        for i in range(len(text) - FRAGMENT + 1):
+            if text[i : i + FRAGMENT] in pieces:
+                if runs and i <= runs[-1][1]:
+                    runs[-1][1] = i + FRAGMENT
+                else:
+                    runs.append([i, i + FRAGMENT])
+        out, pos = [], 0
+        for start, end in runs:
+            out += [text[pos:start], "***"]
+            pos = end
+        return "".join(out) + text[pos:]
 
     # ------------------------------------------------------------------ requests
 
@@ -112,12 +217,13 @@ class GitHubClient:
             url = m.group(1)
             # the token only ever goes to the API host we were given
             if _origin(url) != _origin(self.api_url):
-                raise GitHubError(0, "GET", _path_of(url), "pagination left the API host")
+                path = self.redact(_path_of(url))
+                raise GitHubError(0, "GET", path, "pagination left the API host")
             return url
         return None
 
     def _send(self, method: str, url: str, body: Any) -> tuple[Any, Mapping[str, str]]:
-        path = _path_of(url)
+        path = self.redact(_path_of(url))
         data = None if body is None else json.dumps(body).encode("utf-8")
         headers = {
             "Accept": "application/vnd.github+json",
@@ -128,16 +234,20 @@ class GitHubClient:
             headers["Content-Type"] = "application/json"
         if self._token:
             headers["Authorization"] = f"Bearer {self._token}"
-        attempt = 0
+        attempt = redirects = 0
         while True:
             req = urllib.request.Request(url, data=data, headers=headers, method=method)
             try:
-                with urllib.request.urlopen(req, timeout=self.timeout) as resp:
+                with self._opener.open(req, timeout=self.timeout) as resp:
                     raw = resp.read()
                     answer_headers = dict(resp.headers.items())
             except urllib.error.HTTPError as exc:
                 raw = _read(exc)
                 answer_headers = dict(exc.headers.items()) if exc.headers else {}
+                if exc.code in FOLLOWED:
+                    url = self._redirect(method, path, url, exc.code, answer_headers, redirects)
+                    redirects += 1
+                    continue
                 wait = self._rate_limit_wait(exc.code, answer_headers, raw)
                 if wait is None and method == "GET" and exc.code in (502, 503, 504):
                     wait = float(2**attempt)
@@ -149,18 +259,46 @@ class GitHubClient:
                     exc.code,
                     method,
                     path,
-                    self.redact(_reason(raw, exc.reason)),
+                    self._clip(_reason(raw, exc.reason)),
                     rate_limited=wait is not None and exc.code in (403, 429),
                 ) from None
-            except (urllib.error.URLError, TimeoutError, OSError) as exc:
+            except (urllib.error.URLError, TimeoutError, OSError, http.client.HTTPException) as exc:
                 reason = getattr(exc, "reason", None) or exc
-                raise GitHubError(0, method, path, self.redact(f"{reason}")) from None
+                raise GitHubError(0, method, path, self._clip(f"{reason}")) from None
+            except ValueError:  # http.client refuses a header or URL: its message repeats it
+                raise GitHubError(0, method, path, "a header or the URL cannot be sent") from None
             if not raw.strip():
                 return None, answer_headers
             try:
                 return json.loads(raw.decode("utf-8")), answer_headers
             except (UnicodeDecodeError, json.JSONDecodeError):
                 raise GitHubError(0, method, path, "the answer is not JSON") from None
+
+    def _redirect(
+        self,
+        method: str,
+        path: str,
+        url: str,
+        status: int,
+        headers: Mapping[str, str],
+        redirects: int,
+    ) -> str:
+        """Where a redirect leads, when it may be followed with the token (same origin)."""
+        location = {k.lower(): v for k, v in headers.items()}.get("location")
+        if not location:
+            raise GitHubError(status, method, path, "a redirect without a Location")
+        target = urllib.parse.urljoin(url, location.strip())
+        if _origin(target) != _origin(self.api_url):
+            raise GitHubError(
+                status, method, path, "redirected to another origin; not followed with the token"
+            )
+        if redirects >= MAX_REDIRECTS:
+            raise GitHubError(status, method, path, "too many redirects")
+        return target
+
+    def _clip(self, text: str) -> str:
+        """Redacted first, then cut: a cut must not leave part of the token unredacted."""
+        return self.redact(text[: 16 * REASON_LIMIT])[:REASON_LIMIT]
 
     def _rate_limit_wait(self, status: int, headers: Mapping[str, str], raw: bytes) -> float | None:
         """Seconds to wait before retrying, or None when this is no rate limit."""
@@ -216,4 +354,4 @@ def _reason(raw: bytes, fallback: object) -> str:
             if detail:
                 message = f"{message} ({detail})" if message else str(detail)
     text = message or str(fallback or "request failed")
-    return " ".join(text.split())[:300]
+    return " ".join(text.split())  # cut by the caller, after redaction

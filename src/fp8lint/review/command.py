@@ -139,8 +139,16 @@ def resolve_target(args: argparse.Namespace, env: Mapping[str, str]) -> Target:
     head = pull.get("head") if isinstance(pull.get("head"), dict) else {}
     assert isinstance(head, dict)
     sha = args.sha or head.get("sha") or None
+    from fp8lint.review.client import api_url_problem, clean_token
+
     api_url = args.api_url or env.get("GITHUB_API_URL") or DEFAULT_API_URL
-    token = env.get(args.token_env) or None
+    problem = api_url_problem(api_url)
+    if problem is not None:  # the value is not shown: it may come from the environment
+        raise ReviewError(f"the API URL (--api-url or $GITHUB_API_URL) {problem}")
+    try:
+        token = clean_token(env.get(args.token_env))
+    except ValueError as exc:
+        raise ReviewError(f"the token in ${args.token_env} {exc}") from None
     if token is None and not args.dry_run:
         raise ReviewError(f"no token: set ${args.token_env} (or name another with --token-env)")
     if args.max_comments < 0:
@@ -162,7 +170,7 @@ def bot_login(client: GitHubClient, override: str | None, has_token: bool) -> st
             return ACTIONS_BOT
         raise
     login = user.get("login") if isinstance(user, dict) else None
-    return str(login) if login else ACTIONS_BOT
+    return login if isinstance(login, str) and login else ACTIONS_BOT
 
 
 def lint_changed(paths: Iterable[str]) -> tuple[list[Diagnostic], dict[str, str]]:
@@ -239,20 +247,31 @@ def _review(
     sha = target.sha
     if not sha:
         pull = client.request("GET", f"{base}/pulls/{pr}")
-        sha = str(((pull or {}).get("head") or {}).get("sha") or "")
-        if not sha:
+        head = pull.get("head") if isinstance(pull, dict) else None
+        found = head.get("sha") if isinstance(head, dict) else None
+        if not isinstance(found, str) or not found:
             raise ReviewError("cannot tell the pull request's head commit; give --sha")
-    files = [f for f in client.paginate(f"{base}/pulls/{pr}/files") if isinstance(f, dict)]
-    changed = [str(f["filename"]) for f in files if f.get("status") != "removed"]
+        sha = found
+    # API data of the wrong shape is skipped, never a crash: entries without a filename too
+    files = [
+        f
+        for f in client.paginate(f"{base}/pulls/{pr}/files")
+        if isinstance(f, dict)
+        and isinstance(f.get("filename"), str)
+        and f["filename"]
+        and f.get("status") != "removed"
+    ]
+    changed = [f["filename"] for f in files]
     lines_by_path = {
-        str(f["filename"]): planning.commentable_lines(f.get("patch"))
+        f["filename"]: planning.commentable_lines(
+            f.get("patch") if isinstance(f.get("patch"), str) else None
+        )
         for f in files
-        if f.get("status") != "removed"
     }
     diags, texts = lint_changed(changed)
     login = bot_login(client, args.bot_login, target.token is not None)
-    review_comments = client.paginate(f"{base}/pulls/{pr}/comments")
-    issue_comments = client.paginate(f"{base}/issues/{pr}/comments")
+    review_comments = _objects(client.paginate(f"{base}/pulls/{pr}/comments"))
+    issue_comments = _objects(client.paginate(f"{base}/issues/{pr}/comments"))
     plan = planning.make_plan(
         diags,
         lines_by_path,
@@ -294,6 +313,11 @@ def _review(
         file=out,
     )
     return status
+
+
+def _objects(items: Iterable[Any]) -> list[dict[str, Any]]:
+    """The JSON objects of an API list (anything else in it is no comment)."""
+    return [item for item in items if isinstance(item, dict)]
 
 
 def _writes(plan: Plan, base: str, pr: int) -> list[tuple[str, str, Any]]:

@@ -207,6 +207,11 @@ class Plan:
     summary_body: str | None = None  # None: nothing to create or update
 
 
+def _id(value: object) -> int | None:
+    """An id from the API, or None when it is missing or not a whole number."""
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
 def _login(comment: Mapping[str, Any]) -> str:
     user = comment.get("user") or {}
     return str(user.get("login") or "") if isinstance(user, Mapping) else ""
@@ -231,12 +236,10 @@ def make_plan(
     current = {f.fp for f in findings}
 
     ours = [c for c in review_comments if _login(c) == login]
-    replied_to = {c.get("in_reply_to_id") for c in review_comments if c.get("in_reply_to_id")}
+    replied_to = {_id(c.get("in_reply_to_id")) for c in review_comments} - {None}
     resolved = {
-        c.get("in_reply_to_id")
-        for c in ours
-        if c.get("in_reply_to_id") and RESOLVED_MARKER in str(c.get("body") or "")
-    }
+        _id(c.get("in_reply_to_id")) for c in ours if RESOLVED_MARKER in str(c.get("body") or "")
+    } - {None}
     posted: set[str] = set()
     for c in ours:
         if c.get("in_reply_to_id"):
@@ -244,11 +247,13 @@ def make_plan(
         m = _FP_MARKER.search(str(c.get("body") or ""))
         if m is None:
             continue
-        cid = int(c["id"])
+        cid = _id(c.get("id"))
         if cid in resolved:
             continue  # closed by an earlier run: a finding that comes back gets a new one
         if m.group(1) in current:
             posted.add(m.group(1))
+        elif cid is None:
+            continue  # a comment without an id: nothing to delete or reply to
         elif cid in replied_to:
             plan.replies.append(
                 (
@@ -295,10 +300,12 @@ def make_plan(
     sticky = [
         c
         for c in issue_comments
-        if _login(c) == login and SUMMARY_MARKER in str(c.get("body") or "")
+        if _login(c) == login
+        and SUMMARY_MARKER in str(c.get("body") or "")
+        and _id(c.get("id")) is not None
     ]
     if sticky:
-        plan.summary_id = int(sticky[0]["id"])
+        plan.summary_id = _id(sticky[0].get("id"))
     if findings or sticky:
         body = summary_body(plan, sha)
         if not sticky or str(sticky[0].get("body") or "") != body:
