@@ -49,12 +49,19 @@ def run_cli(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[
 
 
 @pytest.fixture(autouse=True)
-def _no_cache_by_default(monkeypatch: pytest.MonkeyPatch) -> None:
+def _no_cache_by_default(
+    monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory
+) -> None:
     """`fp8lint check` caches results in `.fp8lint_cache` of the working directory: the suite
     runs without it (nothing written into the checkout or the shared corpus) except where a
-    test deletes FP8LINT_NO_CACHE (tests/test_cache.py)."""
+    test deletes FP8LINT_NO_CACHE (tests/test_cache.py).  The cache's secret goes to a
+    folder of the test run, never the user's home."""
     monkeypatch.setenv("FP8LINT_NO_CACHE", "1")
     monkeypatch.delenv("FP8LINT_CACHE_DIR", raising=False)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path_factory.getbasetemp() / "xdg-cache"))
+    from fp8lint.engine.cache_files import seal_for
+
+    seal_for.cache_clear()
 
 
 @pytest.fixture

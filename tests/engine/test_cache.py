@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -21,6 +22,7 @@ from fp8lint.engine import cache as cache_mod
 from fp8lint.engine import cache_keys
 from fp8lint.engine import lint as lint_module
 from fp8lint.engine import runner as run_module
+from fp8lint.engine.cache_files import Seal, seal_for
 from fp8lint.report import OUTPUT_FORMATS
 
 from ..conftest import run_cli
@@ -101,10 +103,29 @@ def shards(root: Path) -> list[Path]:
     return sorted((root / ".fp8lint_cache").glob("*/*/*.json"))
 
 
+def _seal(shard: Path) -> Seal:
+    seal = seal_for(str(shard.parents[2]))
+    assert seal is not None
+    return seal
+
+
+def unsealed(shard: Path) -> Any:
+    """A cache file's JSON, after checking its seal."""
+    opened = _seal(shard).open(str(shard))
+    assert opened is not None, f"{shard} is not sealed"
+    return json.loads(opened[0])
+
+
+def write_sealed(shard: Path, data: bytes) -> None:
+    """Damage written as this user's fp8lint would write it: what lies under the seal must
+    be checked too."""
+    shard.write_bytes(_seal(shard).seal(data))
+
+
 def entries(root: Path) -> dict[str, list[object]]:
     out: dict[str, list[object]] = {}
     for shard in shards(root):
-        out.update(json.loads(shard.read_text())["entries"])
+        out.update(unsealed(shard)["entries"])
     return out
 
 
@@ -408,26 +429,26 @@ def test_a_corrupt_cache_is_a_miss(
     fresh = check(capsys, ".", "--no-cache")
     check(capsys, ".")
     for shard in shards(project):
-        data = json.loads(shard.read_text())
+        data = unsealed(shard)
         if damage == "empty":
             shard.write_bytes(b"")
         elif damage == "not-json":
-            shard.write_bytes(b'{"format": 1, "entries": {"risky.yaml": [0, [1, 2')
+            write_sealed(shard, b'{"format": 1, "entries": {"risky.yaml": [0, [1, 2')
         elif damage == "wrong-shape":
-            shard.write_text("[1, 2, 3]")
+            write_sealed(shard, b"[1, 2, 3]")
         elif damage == "foreign-version":
             data["fp8lint"] = "0.0.0-other"
-            shard.write_text(json.dumps(data))
+            write_sealed(shard, json.dumps(data).encode())
         elif damage == "bad-entries":
             data["entries"] = {
                 key: [99, "x", "yes", 5, None, {"a": 1}, 7] for key in data["entries"]
             }
-            shard.write_text(json.dumps(data))
+            write_sealed(shard, json.dumps(data).encode())
         else:  # right hashes and fingerprints, nonsense findings
             for entry in data["entries"].values():
                 entry[6] = [{"code": 5, "line": "one"}] if entry[6] is not None else "x"
                 entry[5] = [[1, 2, 3, 4]] if entry[5] else entry[5]
-            shard.write_text(json.dumps(data))
+            write_sealed(shard, json.dumps(data).encode())
     assert check(capsys, ".") == fresh
     assert check(capsys, ".") == fresh  # and the next run repaired it
     assert set(entries(project)) == set(TREE)

@@ -25,8 +25,11 @@ Each shard records the format, the fp8lint version and a fingerprint of fp8lint'
 (names, sizes and mtimes), so an upgrade or an edited checkout starts afresh.
 
 The cache never fails a run: a missing, unreadable, corrupt or foreign shard or entry is a
-miss, and a cache that cannot be written is skipped.  Shards are written to a temporary file
-and renamed over the old one (`os.replace`), merged with what another run wrote meanwhile.
+miss, and a cache that cannot be written is skipped.  Nothing in it is believed that this
+user did not write: every file is sealed (`cache_files.Seal`: an HMAC under a secret kept
+outside the repository), and a cache directory git tracks is not used.  Shards are written
+to a temporary file and renamed over the old one (`os.replace`), merged with what another
+run wrote meanwhile.
 Entries not used for 30 days are dropped.  Internal errors and timeouts are never stored
 (the engine does not hand them over).  `<dir>/<version>/configs/` holds the configuration
 files that validated (`ConfigMemo`, used by `config.Resolver`).
@@ -64,6 +67,7 @@ from fp8lint.engine.cache_files import (
     is_cache_directory,
     location,
     prepare,
+    seal_for,
 )
 from fp8lint.engine.cache_keys import (
     DEPENDENCY_LIMIT,
@@ -163,6 +167,8 @@ class Cache:
         self.header = {"format": FORMAT, "fp8lint": __version__, "code": self.code, "cwd": self.cwd}
         self._shards: dict[int, Shard] = {}
         self._settings: dict[int, tuple[RunSettings, str]] = {}
+        # None: the cache is off this run (nothing read, nothing written)
+        self.seal = seal_for(self.directory)
 
     # ------------------------------------------------------------------ reading
 
@@ -177,7 +183,9 @@ class Cache:
         shard = self._shards.get(index)
         if shard is None:
             path = shard_path(self.folder, index)
-            shard = self._shards[index] = read_shard(path, self.header)
+            seal = self.seal
+            shard = Shard() if seal is None else read_shard(path, self.header, seal)
+            self._shards[index] = shard
         return shard
 
     def probe(self, path: str, shown: str, settings: RunSettings) -> Probe:
@@ -296,9 +304,11 @@ class Cache:
         """Write the shards that changed (merged with the stored ones); any failure to write
         leaves the cache as it was."""
         dirty = [(i, s) for i, s in sorted(self._shards.items()) if s.changed]
-        if not dirty or not prepare(self.directory, self.folder):
+        seal = self.seal
+        if not dirty or seal is None or not prepare(self.directory, self.folder):
             return
         oldest = self.today - MAX_AGE_DAYS
         for index, shard in dirty:
-            if not save_shard(shard_path(self.folder, index), shard, self.header, oldest):
+            path = shard_path(self.folder, index)
+            if not save_shard(path, shard, self.header, oldest, seal):
                 return

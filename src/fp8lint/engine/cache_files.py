@@ -1,12 +1,22 @@
 """The cache directory: where it is, the markers that make it one (CACHEDIR.TAG, a `*`
-.gitignore), atomic writes into it, its removal (`fp8lint clean`), and the memo of
-configuration files that validated (`ConfigMemo`)."""
+.gitignore), atomic writes into it, its removal (`fp8lint clean`), the memo of
+configuration files that validated (`ConfigMemo`), and the seal that makes its files
+trustworthy (`Seal`).
+
+The cache lives in the working tree (`.fp8lint_cache`, as ruff's does), where a pull request
+can commit one.  So nothing in it is believed unless this user wrote it: every file starts
+with an HMAC-SHA256 of its bytes under a secret kept outside the repository
+(`$XDG_CACHE_HOME/fp8lint/key`, else `~/.cache/fp8lint/key`, made 0600 on first use).  A
+file whose seal does not verify is a miss.  A cache directory that git tracks is not used at
+all, and neither is a key that lies inside the repository.  Every read is bounded (a regular
+file, not a link, at most MAX_CACHE_FILE bytes)."""
 
 from __future__ import annotations
 
 import json
 import os
 import time
+from functools import lru_cache
 
 from fp8lint import __version__
 from fp8lint.engine.cache_keys import FORMAT, code_fingerprint, sha256
@@ -24,6 +34,9 @@ CACHEDIR_TAG = (
     "#\thttps://bford.info/cachedir/\n"
 )
 GITIGNORE = "# Automatically created by fp8lint.\n*\n"
+MAX_CACHE_FILE = 64 << 20  # bytes of one shard or memo entry; a larger one is a miss
+MAX_INDEX_BYTES = 64 << 20  # of `.git/index`, read to see whether git tracks the cache
+KEY_BYTES = 32
 
 
 def disabled_by_environment() -> bool:
@@ -51,11 +64,114 @@ def location(root: str, cache_dir: str | None, explicit: str | None = None) -> s
 
 def is_cache_directory(path: str) -> bool:
     """Whether `path` holds the CACHEDIR.TAG fp8lint writes (what `fp8lint clean` removes)."""
+    from fp8lint.engine.files import read_regular
+
     try:
-        with open(os.path.join(path, "CACHEDIR.TAG"), encoding="utf-8") as fh:
-            return fh.read(len(CACHEDIR_TAG)) == CACHEDIR_TAG
-    except (OSError, UnicodeDecodeError):
+        data, _ = read_regular(os.path.join(path, "CACHEDIR.TAG"), len(CACHEDIR_TAG))
+    except OSError:
         return False
+    return data[: len(CACHEDIR_TAG)] == CACHEDIR_TAG.encode("utf-8")
+
+
+# ------------------------------------------------------------------------ the seal
+
+
+def key_path() -> str:
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return os.path.join(os.path.abspath(base), "fp8lint", "key")
+
+
+class Seal:
+    """Seals and opens the files of one cache directory with this user's secret."""
+
+    def __init__(self, secret: bytes) -> None:
+        self._secret = secret
+
+    def _mac(self, data: bytes) -> bytes:
+        import hashlib
+        import hmac
+
+        return hmac.new(self._secret, data, hashlib.sha256).hexdigest().encode("ascii")
+
+    def seal(self, data: bytes) -> bytes:
+        return self._mac(data) + b"\n" + data
+
+    def open(self, path: str) -> tuple[bytes, os.stat_result] | None:
+        """The bytes a sealed file holds, and its stat; None when it is missing, not a
+        regular file, a link, too large, or not sealed with this secret."""
+        import hmac
+
+        from fp8lint.engine.files import read_regular
+
+        try:
+            raw, info = read_regular(path, MAX_CACHE_FILE, follow=False)
+        except OSError:
+            return None
+        mac, newline, data = raw.partition(b"\n")
+        if len(raw) > MAX_CACHE_FILE or not newline:
+            return None
+        return (data, info) if hmac.compare_digest(mac, self._mac(data)) else None
+
+
+@lru_cache(maxsize=8)
+def seal_for(directory: str) -> Seal | None:
+    """The seal of `directory`'s files, or None: the cache is off (git tracks the directory,
+    or this user's secret cannot be read or made, or it lies inside the repository)."""
+    from fp8lint.frameworks.shared.paths import inside_real, repository_root
+
+    root = repository_root(os.path.join(directory, "x"))
+    if tracked(directory, root):
+        return None
+    path = key_path()
+    if inside_real(path, root) and os.path.isdir(os.path.join(root, ".git")):
+        return None  # a key the repository could ship
+    secret = _secret(path)
+    return None if secret is None else Seal(secret)
+
+
+def _secret(path: str) -> bytes | None:
+    from fp8lint.engine.files import read_regular
+
+    for _ in range(2):
+        try:
+            data, info = read_regular(path, 2 * KEY_BYTES, follow=False)
+        except FileNotFoundError:
+            try:
+                os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
+                flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
+                fd = os.open(path, flags, 0o600)
+            except FileExistsError:
+                continue  # another run made it meanwhile: read that one
+            except OSError:
+                return None
+            with os.fdopen(fd, "w", encoding="ascii") as fh:
+                fh.write(os.urandom(KEY_BYTES).hex())
+            continue
+        except OSError:
+            return None
+        mine = not hasattr(os, "getuid") or info.st_uid == os.getuid()
+        if len(data) == 2 * KEY_BYTES and mine and not info.st_mode & 0o022:
+            return data
+        return None
+    return None
+
+
+def tracked(directory: str, root: str) -> bool:
+    """Whether git tracks a file under `directory` (a cache a commit brought in): its path
+    is looked for in `.git/index` (read, bounded; no git command runs).  An index git
+    writes in version 4 shortens paths, so there only the first file under the folder is
+    certain to be found."""
+    from fp8lint.engine.files import read_regular
+    from fp8lint.frameworks.shared.paths import inside
+
+    if not inside(directory, root) or directory == root:
+        return False
+    rel = os.path.relpath(directory, root).replace(os.sep, "/")
+    try:
+        data, _ = read_regular(os.path.join(root, ".git", "index"), MAX_INDEX_BYTES)
+    except OSError:
+        return False
+    return rel.encode("utf-8", "surrogateescape") + b"/" in data
 
 
 def prepare(directory: str, folder: str) -> bool:
@@ -98,11 +214,14 @@ class ConfigMemo:
     def get(self, key: str) -> Any:
         """The stored data for `key`, or None."""
         path = self._path(key)
+        seal = seal_for(self.directory)
+        opened = None if seal is None else seal.open(path)
+        if opened is None:
+            return None
+        data, st = opened
         try:
-            with open(path, "rb") as fh:
-                st = os.fstat(fh.fileno())
-                raw = json.loads(fh.read())
-        except (OSError, ValueError, RecursionError):
+            raw = json.loads(data)
+        except (ValueError, RecursionError):
             return None
         ok = (
             isinstance(raw, dict)
@@ -123,7 +242,8 @@ class ConfigMemo:
 
     def put(self, key: str, config: Any) -> None:
         """Remember valid data for `key` (a cache that cannot be written is skipped)."""
-        if not prepare(self.directory, self.folder):
+        seal = seal_for(self.directory)
+        if seal is None or not prepare(self.directory, self.folder):
             return
         entry = {
             "format": FORMAT,
@@ -133,7 +253,8 @@ class ConfigMemo:
             "config": config,
         }
         try:
-            write_atomic(self._path(key), json.dumps(entry, sort_keys=True).encode("ascii"))
+            data = json.dumps(entry, sort_keys=True).encode("ascii")
+            write_atomic(self._path(key), seal.seal(data))
         except OSError:
             return
         self._prune()

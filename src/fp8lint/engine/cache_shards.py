@@ -9,7 +9,7 @@ import json
 import os
 import zlib
 
-from fp8lint.engine.cache_files import write_atomic
+from fp8lint.engine.cache_files import Seal, write_atomic
 from fp8lint.engine.cache_keys import is_int
 from fp8lint.records import field, record
 
@@ -39,13 +39,16 @@ def shard_path(folder: str, index: int) -> str:
     return os.path.join(folder, f"{index:02x}.json")
 
 
-def read_shard(path: str, header: dict[str, Any]) -> Shard:
-    """The shard as stored; empty when it is missing, unreadable, corrupt or foreign."""
+def read_shard(path: str, header: dict[str, Any], seal: Seal) -> Shard:
+    """The shard as stored; empty when it is missing, unreadable, corrupt, foreign or not
+    sealed by this user (`Seal.open` bounds the read)."""
+    opened = seal.open(path)
+    if opened is None:
+        return Shard()
+    data, st = opened
     try:
-        with open(path, "rb") as fh:
-            st = os.fstat(fh.fileno())
-            raw = json.loads(fh.read())
-    except (OSError, ValueError, RecursionError):
+        raw = json.loads(data)
+    except (ValueError, RecursionError):
         return Shard()
     ok = (
         isinstance(raw, dict)
@@ -59,7 +62,7 @@ def read_shard(path: str, header: dict[str, Any]) -> Shard:
     return Shard(raw["settings"], raw["entries"], stamp=(st.st_mtime_ns, st.st_size))
 
 
-def save_shard(path: str, mine: Shard, header: dict[str, Any], oldest: int) -> bool:
+def save_shard(path: str, mine: Shard, header: dict[str, Any], oldest: int, seal: Seal) -> bool:
     """Write `mine`'s changes over the stored shard (read again when another run wrote it
     since), dropping entries last used before day `oldest`; False when it cannot be
     written."""
@@ -67,12 +70,12 @@ def save_shard(path: str, mine: Shard, header: dict[str, Any], oldest: int) -> b
     try:
         st = os.stat(path)
         if mine.stamp != (st.st_mtime_ns, st.st_size):  # another run wrote it
-            on_disk = read_shard(path, header)
+            on_disk = read_shard(path, header, seal)
     except OSError:
         pass
     data = json.dumps(merged(on_disk, mine, header, oldest), separators=(",", ":"))
     try:
-        write_atomic(path, data.encode("ascii"))
+        write_atomic(path, seal.seal(data.encode("ascii")))
     except OSError:
         return False
     return True

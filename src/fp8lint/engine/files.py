@@ -258,15 +258,19 @@ class NotRegular(OSError):
     """A FIFO, socket or device where a file is expected."""
 
 
-def read_regular(path: str, limit: int) -> tuple[bytes, os.stat_result]:
+def read_regular(path: str, limit: int, follow: bool = True) -> tuple[bytes, os.stat_result]:
     """At most `limit` + 1 bytes of `path` and its stat, only when it is a regular file.
 
     Every read fp8lint makes (linted files, configuration files and their `extend`, Hydra
-    parents, the configs a launch script names) goes through here.  The file is opened
-    non-blocking and checked on the open descriptor, so a FIFO never blocks the run (not
-    even one swapped in after a `stat`), and a device such as /dev/zero is never read."""
+    parents, the configs a launch script names, the cache's own files) goes through here.
+    The file is opened non-blocking and checked on the open descriptor, so a FIFO never
+    blocks the run (not even one swapped in after a `stat`), and a device such as /dev/zero
+    is never read.  `follow=False` refuses a symbolic link (the cache's files are never
+    links)."""
     flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
     flags |= getattr(os, "O_NOCTTY", 0) | getattr(os, "O_BINARY", 0)
+    if not follow:
+        flags |= getattr(os, "O_NOFOLLOW", 0)
     fd = os.open(path, flags)
     with os.fdopen(fd, "rb") as fh:
         info = os.fstat(fd)
