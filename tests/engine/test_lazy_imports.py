@@ -264,24 +264,30 @@ def test_an_invalid_configuration_is_reported_every_time(project: Path) -> None:
 def test_a_corrupt_memo_entry_is_a_miss(project: Path, damage: bytes | str) -> None:
     memo_probe(project, "a.yaml")
     (entry,) = memo_entries(project / ".fp8lint_cache")
-    stored = json.loads(entry.read_text())
+    from fp8lint.engine.cache_files import seal_for
+
+    seal = seal_for(str(project / ".fp8lint_cache"))
+    assert seal is not None
+    opened = seal.open(str(entry))
+    assert opened is not None
+    stored = json.loads(opened[0])
     code = stored["code"]
     if damage == "wrong-config":  # a well-formed entry whose data has the wrong shape
         stored["config"]["severity"] = {"FP8101": "fatal"}
-        entry.write_text(json.dumps(stored))
     elif damage == "wrong-key":
         stored["key"] = "0" * 64
-        entry.write_text(json.dumps(stored))
     elif damage == "other-code":  # written by another build of fp8lint
         stored["code"] = "x" + stored["code"]
-        entry.write_text(json.dumps(stored))
+    if isinstance(damage, str):  # sealed as this user's fp8lint would write it
+        entry.write_bytes(seal.seal(json.dumps(stored).encode()))
     else:
-        assert isinstance(damage, bytes)
         entry.write_bytes(damage)
     r = memo_probe(project, "a.yaml")
     assert r["code"] == 0 and r["pydantic"] is True and not r["stderr"], r
     assert settings_of(project, "--no-cache")["options"] == {"FP8106": {"min-margin": 3}}
-    rewritten = json.loads(entry.read_text())  # validated again and stored afresh
+    again = seal.open(str(entry))  # validated again and stored afresh
+    assert again is not None
+    rewritten = json.loads(again[0])
     assert rewritten["key"] == entry.stem and rewritten["code"] == code
     assert rewritten["config"]["options"] == {"FP8106": {"min-margin": 3}}
     assert memo_probe(project, "a.yaml")["pydantic"] is False  # rewritten, sound again

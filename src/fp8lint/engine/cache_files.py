@@ -117,16 +117,32 @@ class Seal:
 def seal_for(directory: str) -> Seal | None:
     """The seal of `directory`'s files, or None: the cache is off (git tracks the directory,
     or this user's secret cannot be read or made, or it lies inside the repository)."""
-    from fp8lint.frameworks.shared.paths import inside_real, repository_root
-
-    root = repository_root(os.path.join(directory, "x"))
-    if tracked(directory, root):
+    root = _git_root(directory)
+    if root is not None and tracked(directory, root):
         return None
     path = key_path()
-    if inside_real(path, root) and os.path.isdir(os.path.join(root, ".git")):
+    if root is not None and _within(os.path.realpath(path), os.path.realpath(root)):
         return None  # a key the repository could ship
     secret = _secret(path)
     return None if secret is None else Seal(secret)
+
+
+def _git_root(directory: str) -> str | None:
+    """The nearest folder at or above `directory` that holds `.git` (here, not
+    `frameworks.shared.paths`: a warm cache hit imports no framework code)."""
+    folder = os.path.abspath(directory)
+    for _ in range(64):
+        if os.path.exists(os.path.join(folder, ".git")):
+            return folder
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            return None
+        folder = parent
+    return None
+
+
+def _within(path: str, root: str) -> bool:
+    return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
 
 
 def _secret(path: str) -> bytes | None:
@@ -162,9 +178,9 @@ def tracked(directory: str, root: str) -> bool:
     writes in version 4 shortens paths, so there only the first file under the folder is
     certain to be found."""
     from fp8lint.engine.files import read_regular
-    from fp8lint.frameworks.shared.paths import inside
 
-    if not inside(directory, root) or directory == root:
+    directory, root = os.path.normpath(directory), os.path.normpath(root)
+    if not _within(directory, root) or directory == root:
         return False
     rel = os.path.relpath(directory, root).replace(os.sep, "/")
     try:
