@@ -17,11 +17,14 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from enum import Enum
-from typing import Any, Generic, Literal, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from fp8lint.diagnostics import Applicability
+
+if TYPE_CHECKING:
+    from typing_extensions import Self
 
 T = TypeVar("T")
 
@@ -234,6 +237,13 @@ class Setting(BaseModel, Generic[T]):
     via: tuple[Span, ...] = ()
     entry: Span | None = None  # the whole `key: value` / `key=value`, for fixes that delete it
 
+    def __deepcopy__(self, memo: dict[int, Any] | None = None) -> Self:
+        """The shared absent value stays itself: pydantic deep-copies a field's default on each
+        construct, and `Fp8Site` has fifty of them (frozen, and holding nothing)."""
+        if self is _UNSET:
+            return self
+        return super().__deepcopy__(memo)
+
     @property
     def written(self) -> bool:
         return self.provenance == "written"
@@ -285,8 +295,10 @@ _UNSET: Setting[Any] = Setting[Any].model_construct()
 
 def _unset() -> Any:
     """A `Setting` field's default: one shared absent value (frozen), never validated, so
-    building an `Fp8Site` does not build any schema."""
-    return Field(default_factory=lambda: _UNSET)
+    building an `Fp8Site` does not build any schema.  Not a default factory: pydantic inspects
+    a factory's signature on every construct, which made 4,000 YAML documents spend seven of
+    their twelve seconds on defaults (`bench/hostile.py`)."""
+    return Field(default=_UNSET)
 
 
 class SourceNote(BaseModel):
@@ -333,8 +345,8 @@ class EditInfo(BaseModel):
     insert_after: Span | None = None
     insert_into: Span | None = None
     indent: str = ""
-    keys: dict[str, str] = Field(default_factory=dict)
-    values: dict[str, Span] = Field(default_factory=dict)
+    keys: dict[str, str] = {}
+    values: dict[str, Span] = {}
     # why no fix writes into the container: an edit there would change another key too (a
     # YAML mapping an alias reads), or the text is data (a here-document's body)
     read_only: str | None = None
@@ -410,14 +422,14 @@ class Fp8Site(BaseModel):
     global_batch_size: Setting[int] = _unset()
     fine_tune: Setting[bool] = _unset()
     # findings a source made about keys (misspellings, keys the framework ignores)
-    notes: list[SourceNote] = Field(default_factory=list)
+    notes: list[SourceNote] = []
     # values a source could not read as the type the field needs (for FP8401)
-    invalid: list[SourceNote] = Field(default_factory=list)
+    invalid: list[SourceNote] = []
     edit: EditInfo | None = None
     # the files (and script lines) an effective configuration was merged from, base first
-    layers: list[str] = Field(default_factory=list)
+    layers: list[str] = []
     # per-layer precision choices (TE debug-tool features, TE precision-config matchers)
-    precision_overrides: list[PrecisionOverride] = Field(default_factory=list)
+    precision_overrides: list[PrecisionOverride] = []
 
     @property
     def is_on(self) -> bool:

@@ -2,7 +2,8 @@
 span for a fix: the half of `python.PyModule` that maps libcst's positions onto the file.
 
 `PositionProvider` runs per top-level statement, for the statements that hold a span (a pass
-over the whole module only when the scan could not line the statements up)."""
+over the whole module when the scan could not line the statements up, or once many
+statements hold one)."""
 
 from __future__ import annotations
 
@@ -22,6 +23,9 @@ if TYPE_CHECKING:
     from fp8lint.documents.text import SourceFile
     from fp8lint.model import Span
 
+# statements positioned one at a time before one pass over the whole module takes over
+_STATEMENT_PASSES = 64
+
 
 class Located:
     """A parsed file's nodes and their places in it; `PyModule` adds what the code says."""
@@ -35,6 +39,7 @@ class Located:
         self._positions: Mapping[cst.CSTNode, CodeRange] | None = None
         self._shift: dict[int, int] | None = None
         self._by_statement: dict[int, Mapping[cst.CSTNode, CodeRange]] = {}
+        self._groups: dict[int, dict[cst.CSTNode, CodeRange]] | None = None
         # the first line of each top-level statement, when the scan found them all
         self.statement_lines: list[int] | None = None
         self._spans: dict[int, Span] = {}
@@ -84,8 +89,16 @@ class Located:
             self._by_statement[index] = found
         return found
 
+    def _per_statement(self) -> bool:
+        """Whether positions still come one statement at a time: each such pass has a fixed
+        cost, so once many statements hold spans (20,000 recipe calls), one pass over the
+        whole module is cheaper; both give the same ranges."""
+        return self.statement_lines is not None and (
+            self._positions is None and len(self._by_statement) < _STATEMENT_PASSES
+        )
+
     def _range(self, node: cst.CSTNode) -> CodeRange:
-        if self.statement_lines is not None:
+        if self._per_statement():
             index = self.facts.statement.get(id(node))
             if index is not None:
                 return self._statement_positions(index)[node]
@@ -99,7 +112,24 @@ class Located:
         import bisect
 
         index = bisect.bisect_right(lines, line) - 1
-        return [self._statement_positions(index)] if index >= 0 else []
+        if index < 0:
+            return []
+        if self._per_statement():
+            return [self._statement_positions(index)]
+        return [self._grouped().get(index, {})]
+
+    def _grouped(self) -> dict[int, dict[cst.CSTNode, CodeRange]]:
+        """The whole-module ranges grouped by top-level statement: a fix looks only at its
+        own statement's nodes (all of the module's, per finding, was quadratic)."""
+        if self._groups is None:
+            statement = self.facts.statement
+            groups: dict[int, dict[cst.CSTNode, CodeRange]] = {}
+            for node, r in self._position_map().items():
+                index = statement.get(id(node))
+                if index is not None:
+                    groups.setdefault(index, {})[node] = r
+            self._groups = groups
+        return self._groups
 
     def _pos(self, line: int, column: int) -> Pos:
         """A libcst position (1-based line, 0-based character column) as a `Pos`."""

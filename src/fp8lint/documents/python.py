@@ -205,6 +205,9 @@ class PyModule(Located):
         self._scopes: Mapping[cst.CSTNode, Scope | None] | None = None
         self._focus: set[int] | None = None
         self._stubbed: dict[int, cst.CSTNode] = {}  # id(definition in the skeleton) -> itself
+        # (id(scope), name) -> its assignments: asked once per use, and a name assigned at
+        # every use (`r = DelayedScaling()` 20,000 times) made asking each time quadratic
+        self._assigned: dict[tuple[int, str], tuple[Any, ...]] = {}
         # the scan of the file and the ranges of it left out of `text`
         self.left_out: tuple[Shape, list[tuple[int, int]]] = (Shape(), [])
 
@@ -235,6 +238,7 @@ class PyModule(Located):
         if found is None and self._focus is not None:
             self._focus = None  # a node the skeleton left out: analyse the whole module
             self._scopes = self._metadata().resolve(ScopeProvider)
+            self._assigned.clear()  # keyed by the ids of the scopes just dropped
             found = self._scopes.get(node)
         return found
 
@@ -264,15 +268,28 @@ class PyModule(Located):
         found = scope.get_qualified_names_for(node)
         return tuple(sorted(q.name for q in found if q.source is QualifiedNameSource.IMPORT))
 
-    def assignments(self, name: cst.Name) -> list[Any]:
+    def assignments(self, name: cst.Name) -> tuple[Any, ...]:
         """libcst's assignments of `name` in the scope its use sees (builtins and `x: int`
-        declarations without a value do not count)."""
+        declarations without a value do not count), in source order."""
         scope = self.scope(name)
         if scope is None:
-            return []
-        declared = self.facts.declared_only
-        found = [a for a in scope[name.value] if hasattr(a, "node") and id(a.node) not in declared]
-        return sorted(found, key=lambda a: a._index)
+            return ()
+        key = (id(scope), name.value)
+        found = self._assigned.get(key)
+        if found is None:
+            declared = self.facts.declared_only
+            found = tuple(
+                sorted(
+                    (
+                        a
+                        for a in scope[name.value]
+                        if hasattr(a, "node") and id(a.node) not in declared
+                    ),
+                    key=lambda a: a._index,
+                )
+            )
+            self._assigned[key] = found
+        return found
 
     def defines_locally(self, name: cst.Name) -> bool:
         """Whether `name`, where used, is a function or class the file defines itself."""

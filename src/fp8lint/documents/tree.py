@@ -55,6 +55,11 @@ class Node:
     aliased: bool = False
     # a mapping merged into another with `<<: *it`: a template, not a configuration itself
     merged: bool = False
+    # a mapping's entries by key, built on the first `get`: a tree is not changed once built,
+    # and a scan per `get` made reading every key of a large mapping quadratic
+    by_key: dict[Any, tuple[Node, Node]] | None = field(
+        default=None, init=False, repr=False, compare=False
+    )
 
     # -- navigation ---------------------------------------------------------------
     def deref(self) -> Node:
@@ -91,11 +96,10 @@ class Node:
 
     def get(self, key: str) -> tuple[Node, Node] | None:
         """The (key node, value node) pair for `key`; the last one wins, as in YAML loaders."""
-        found: tuple[Node, Node] | None = None
-        for k, v in self.items():
-            if k.kind == "scalar" and k.raw == key:
-                found = (k, v)
-        return found
+        node = self.deref()
+        if node.by_key is None:
+            node.by_key = {k.raw: (k, v) for k, v in node.items() if k.kind == "scalar"}
+        return node.by_key.get(key)
 
     def keys(self) -> list[str]:
         return [str(k.raw) for k, _ in self.items()]

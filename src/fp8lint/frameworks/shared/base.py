@@ -15,6 +15,9 @@ from typing import Any
 
 from fp8lint.model import Setting, SourceNote, Span
 
+# parametrized once: pydantic's `Setting[Any]` lookup costs as much as the construct itself
+_SETTING = Setting[Any]
+
 
 @dataclass(frozen=True)
 class Arg:
@@ -35,7 +38,7 @@ class Arg:
 
 
 def written(arg: Arg, value: Any, note: str | None = None) -> Setting[Any]:
-    return Setting[Any].model_construct(
+    return _SETTING.model_construct(
         value=value if arg.known else None,
         known=arg.known,
         provenance="written",
@@ -51,7 +54,7 @@ def written(arg: Arg, value: Any, note: str | None = None) -> Setting[Any]:
 def default(
     value: Any, of: str, key: str, span: Span | None, note: str | None = None
 ) -> Setting[Any]:
-    return Setting[Any].model_construct(
+    return _SETTING.model_construct(
         value=value, known=True, provenance="default", span=span, key=key, default_of=of, note=note
     )
 

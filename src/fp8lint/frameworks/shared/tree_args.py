@@ -50,7 +50,10 @@ def arg_of(
     key_text: str,
     resolved: Resolved | None,
     root: Node,
+    spans: dict[tuple[str, ...], Span | None],
 ) -> Arg:
+    """One entry as an `Arg`; `spans` holds the span of each key a value came through,
+    shared by the entries of one mapping (a chain of copies names the same keys again)."""
     via: list[Span] = []
     if value.kind == "alias":
         via.append(file.span_of(value.deref()))
@@ -66,9 +69,12 @@ def arg_of(
         if not known:
             result = shown.value  # the text as written, for notes and fixes
         for path in resolved.via:
-            target = lookup(root, path)
-            if target is not None:
-                via.append(file.span_of(target.deref()))
+            if path not in spans:
+                target = lookup(root, path)
+                spans[path] = file.span_of(target.deref()) if target is not None else None
+            span = spans[path]
+            if span is not None:
+                via.append(span)
     elif not shown.typed:
         result, known, note = shown.raw, False, f"custom tag `{shown.tag}`"
     return Arg(
@@ -110,6 +116,7 @@ def args_of_map(
     if pending:
         resolved = interpolations(root).resolve(pending)
     out: dict[str, Arg] = {}
+    spans: dict[tuple[str, ...], Span | None] = {}
     for k, v in entries:
         assert k.raw is not None
         found = resolved.get((*parent, k.raw))
@@ -118,7 +125,7 @@ def args_of_map(
             if at is None or at.deref() is not v.deref():
                 found = _elsewhere(v)  # the entry is not where `parent` says: not resolved
         # not str.format: `spell` may hold a key written with braces (`a{b}:`)
-        arg = arg_of(file, k, v, spell.replace("{key}", k.raw), found, root)
+        arg = arg_of(file, k, v, spell.replace("{key}", k.raw), found, root, spans)
         out[k.raw] = _shared(arg, merged=id(k) not in own, anchored=v.deref().aliased)
     return out
 
