@@ -11,8 +11,9 @@ input goes through `lint_text` and `fix_text`; the harness fails on any exceptio
 diagnostic or fix edit outside the file, and on a fix that does not settle.  Crashes are
 written by libFuzzer as `crash-*` files; replay one with `python3 fuzz/fuzz_sources.py FILE`.
 
-FUZZ_KINDS=yaml,json,python limits the sources.  Not part of the test suite
-(tests/test_fuzz.py is the fast hypothesis version).
+FUZZ_KINDS=yaml,json,python limits the sources.  The fuzzing itself is not part of the test
+suite: tests/e2e/test_fuzz.py imports this harness (atheris is not needed for that) and runs
+its checks on every seed, and is also the fast hypothesis version.
 """
 
 from __future__ import annotations
@@ -20,14 +21,18 @@ from __future__ import annotations
 import os
 import sys
 import tempfile
+from contextlib import nullcontext
 from pathlib import Path
 
-import atheris
+try:
+    import atheris
+except ImportError:  # importable without it: tests/e2e/test_fuzz.py runs `check` on seeds
+    atheris = None
 
-with atheris.instrument_imports(include=["fp8lint"]):
+with atheris.instrument_imports(include=["fp8lint"]) if atheris else nullcontext():
     from fp8lint.documents.tree import line_starts
-    from fp8lint.engine import _BOMS, lint_text
-    from fp8lint.fixes import fix_text
+    from fp8lint.engine import fix_text, lint_text
+    from fp8lint.engine.files import BOMS
     from fp8lint.settings import RunSettings
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -47,7 +52,7 @@ SETTINGS = RunSettings()
 
 
 def decode(data: bytes) -> str | None:
-    bom, encoding = next(((b, e) for b, e in _BOMS if data.startswith(b)), (b"", "utf-8"))
+    bom, encoding = next(((b, e) for b, e in BOMS if data.startswith(b)), (b"", "utf-8"))
     try:
         return data[len(bom) :].decode(encoding)
     except UnicodeDecodeError:
@@ -131,6 +136,8 @@ def seeds() -> str:
 
 
 def main() -> None:
+    if atheris is None:
+        raise SystemExit("fuzz_sources.py needs atheris: python3 -m pip install atheris")
     argv = list(sys.argv)
     if not any(a.startswith("-dict=") for a in argv):
         argv.insert(1, f"-dict={Path(__file__).with_name('fp8.dict')}")

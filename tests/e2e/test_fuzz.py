@@ -20,10 +20,12 @@ from __future__ import annotations
 import json
 import os
 import re
+from typing import Any
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from ..conftest import ROOT
 from .test_hostile import fix_ok, lint_ok
 
 # a longer run: FP8LINT_FUZZ_EXAMPLES=5000 python -m pytest -q tests/test_fuzz.py
@@ -650,3 +652,41 @@ def test_mutated_as_another_format(config: Config, data: st.DataObject) -> None:
 def test_noise(text: str, name: str) -> None:
     checked(name, "fp8: " + text)
     checked(name, text + "\nfp8_margin: 0\n")
+
+
+def _harness() -> Any:
+    """fuzz/fuzz_sources.py, imported as atheris would run it (atheris itself not needed)."""
+    import importlib.util
+
+    path = ROOT / "fuzz" / "fuzz_sources.py"
+    spec = importlib.util.spec_from_file_location("fuzz_sources", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_atheris_harness_imports_and_runs_its_seeds() -> None:
+    """The harness once failed at import (a private name it used had moved); it must import,
+    and its checks must pass on every seed it would start from and on byte-level mutants."""
+    import random
+    import shutil
+    from pathlib import Path
+
+    harness = _harness()
+    folder = Path(harness.seeds())
+    try:
+        inputs = sorted(folder.iterdir())
+        assert len(inputs) >= len(harness.EXTRA_SEEDS) + 10
+        rng = random.Random(20)
+        for seed in inputs:
+            data = seed.read_bytes()
+            harness.test_one_input(data)
+            for _ in range(3):
+                cut = rng.randrange(1, len(data))
+                harness.test_one_input(data[:cut] + bytes([rng.randrange(256)]) + data[cut + 1 :])
+    finally:
+        shutil.rmtree(folder)
+    # the byte-order marks it decodes with are the ones `fp8lint check` reads
+    assert harness.decode(b"\xef\xbb\xbfa: 1\n") == "a: 1\n"
+    assert harness.decode("b: 2\n".encode("utf-16")) == "b: 2\n"

@@ -50,7 +50,14 @@ raise SystemExit(main(sys.argv[2:]))
 needs_sigint = pytest.mark.skipif(not hasattr(signal, "SIGINT") or os.name == "nt", reason="POSIX")
 
 
-def interrupt(code: str, marker: Path, args: list[str], cwd: Path) -> tuple[int, str, str]:
+def interrupt(
+    code: str,
+    marker: Path,
+    args: list[str],
+    cwd: Path,
+    sig: int = signal.SIGINT,
+    pooled: bool = True,
+) -> tuple[int, str, str]:
     env = {k: v for k, v in os.environ.items() if k not in ("FP8LINT_DEBUG", "CI")}
     env.update(FP8LINT_WORKERS="2", FP8LINT_NO_CACHE="1")
     proc = subprocess.Popen(
@@ -69,14 +76,36 @@ def interrupt(code: str, marker: Path, args: list[str], cwd: Path) -> tuple[int,
             pytest.fail(f"never reached the slow file:\n{out}\n{err}")
         time.sleep(0.05)
     time.sleep(0.2)
-    proc.send_signal(signal.SIGINT)
+    children = _children(proc.pid)
+    assert bool(children) == pooled, children
+    proc.send_signal(sig)
     try:
         out, err = proc.communicate(timeout=60)
     except subprocess.TimeoutExpired:
         proc.kill()
         proc.communicate()
-        pytest.fail("Ctrl-C did not stop the run")
+        pytest.fail("the signal did not stop the run")
+    deadline = time.monotonic() + 10
+    while any(_alive(pid) for pid in children) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not [pid for pid in children if _alive(pid)], "workers outlived the run"
     return proc.returncode, out, err
+
+
+def _children(pid: int) -> list[int]:
+    """The processes `pid` started (Linux's /proc; empty elsewhere)."""
+    found = []
+    for task in Path(f"/proc/{pid}/task").glob("*/children"):
+        found += [int(c) for c in task.read_text().split()]
+    return found
+
+
+def _alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
 
 
 @needs_sigint
@@ -96,11 +125,33 @@ def test_ctrl_c_with_worker_processes_stops_and_reports(tmp_path: Path) -> None:
 
 
 @needs_sigint
+@pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="reads /proc")
+def test_sigterm_with_worker_processes_stops_them_and_reports(tmp_path: Path) -> None:
+    """SIGTERM to the parent used to leave its workers running for the rest of their files,
+    each ending in a BrokenPipeError traceback."""
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    for i in range(300):
+        (tree / f"f{i:03}.yaml").write_text(RISKY)
+    (tree / "slow.yaml").write_text(RISKY)
+    code, _out, err = interrupt(
+        SLOW_PARSE, tmp_path / "stuck", ["check", "tree"], tmp_path, signal.SIGTERM
+    )
+    assert code == 143, err
+    assert "fp8lint: terminated; the report covers the " in err
+    assert "Traceback" not in err and "BrokenPipeError" not in err
+
+
+@needs_sigint
 def test_an_interrupted_fix_lists_the_files_it_changed(tmp_path: Path) -> None:
     for name in ("a1.yaml", "a2.yaml", "b_slow.yaml", "c.yaml"):
         (tmp_path / name).write_text(RISKY)
     code, _out, err = interrupt(
-        SLOW_FIX, tmp_path / "stuck", ["check", "--fix", "--unsafe-fixes", "."], tmp_path
+        SLOW_FIX,
+        tmp_path / "stuck",
+        ["check", "--fix", "--unsafe-fixes", "."],
+        tmp_path,
+        pooled=False,  # four files: checked in this process
     )
     assert code == 130
     assert "files already changed by --fix:\n  a1.yaml\n  a2.yaml\n" in err

@@ -161,9 +161,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         for line in exc.message.splitlines() or [""]:
             print(f"fp8lint: error: {line}", file=sys.stderr)
         return 2
-    except KeyboardInterrupt:
-        print("fp8lint: interrupted", file=sys.stderr)
-        return 130
+    except KeyboardInterrupt as exc:
+        terminated = type(exc).__name__ == "Terminated"  # SIGTERM while workers ran
+        print(f"fp8lint: {'terminated' if terminated else 'interrupted'}", file=sys.stderr)
+        return 143 if terminated else 130
     except BrokenPipeError:  # `fp8lint ... | head`: the reader left, nothing to report
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())

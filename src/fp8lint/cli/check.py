@@ -250,7 +250,7 @@ def show_diff(request: CheckRequest, result: RunResult) -> int:
         print(f"Would fix {n} finding{'s' if n != 1 else ''}.", file=sys.stderr)
     if result.interrupted:
         interrupted(result)
-        return 130
+        return 143 if result.terminated else 130
     return 1 if result.diffs and not request.exit_zero else 0
 
 
@@ -292,11 +292,11 @@ def render_report(
 
 
 def exit_code(request: CheckRequest, result: RunResult, project: Config) -> int:
-    """130 after Ctrl-C; else 1 for a finding at or above the fail level (or a fix that
-    failed), as `--exit-zero` and `--exit-non-zero-on-fix` allow."""
+    """130 after Ctrl-C (143 after SIGTERM); else 1 for a finding at or above the fail level
+    (or a fix that failed), as `--exit-zero` and `--exit-non-zero-on-fix` allow."""
     if result.interrupted:
         interrupted(result)
-        return 130
+        return 143 if result.terminated else 130
     if request.exit_zero:
         return 0
     if request.exit_non_zero_on_fix and result.fixed:
@@ -309,8 +309,9 @@ def exit_code(request: CheckRequest, result: RunResult, project: Config) -> int:
 def interrupted(result: RunResult) -> None:
     """After Ctrl-C: what was done (the report above covers the files checked so far) and,
     for `--fix`, every file already changed."""
+    what = "terminated" if result.terminated else "interrupted"
     print(
-        f"fp8lint: interrupted; the report covers the {result.files_done} of "
+        f"fp8lint: {what}; the report covers the {result.files_done} of "
         f"{result.files_seen} files found so far, done before it",
         file=sys.stderr,
     )

@@ -64,7 +64,7 @@ def mentions_fp8_text(text: str) -> bool:
 
 
 SKIP_DIRS = frozenset({"node_modules", "__pycache__", "site-packages", "venv", "env"})
-_BOMS = (  # longest first: the UTF-32 LE mark starts with the UTF-16 LE one
+BOMS = (  # longest first: the UTF-32 LE mark starts with the UTF-16 LE one
     (codecs.BOM_UTF32_LE, "utf-32-le"),
     (codecs.BOM_UTF32_BE, "utf-32-be"),
     (codecs.BOM_UTF8, "utf-8"),
@@ -319,7 +319,7 @@ def human_size(n: int) -> str:
 
 def decode(data: bytes) -> Decoded | None:
     """Decoded text, None when the bytes cannot hold FP8 settings (prefilter)."""
-    bom, encoding = next(((b, enc) for b, enc in _BOMS if data.startswith(b)), (b"", "utf-8"))
+    bom, encoding = next(((b, enc) for b, enc in BOMS if data.startswith(b)), (b"", "utf-8"))
     if encoding == "utf-8":
         if not mentions_fp8(data):
             return None

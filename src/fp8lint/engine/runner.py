@@ -33,7 +33,7 @@ from fp8lint.engine.limits import (
 )
 from fp8lint.engine.lint import fix_text, lint_checked, lint_text, preload, problem
 from fp8lint.engine.per_file import SettingsCache
-from fp8lint.engine.workers import Progress, WorkerPool, in_workers, worker_count
+from fp8lint.engine.workers import Progress, Terminated, WorkerPool, in_workers, worker_count
 from fp8lint.records import field, record, replace
 from fp8lint.settings import FixMode, PathRules, RunSettings
 
@@ -59,6 +59,7 @@ class RunResult:
     not_read: list[tuple[str, str]] = field(default_factory=list)
     written: list[str] = field(default_factory=list)  # files `--fix` changed, in order
     interrupted: bool = False  # Ctrl-C: the findings are those of the files done so far
+    terminated: bool = False  # the interrupt was SIGTERM (exit 143, not 130)
     files_done: int = 0  # files whose result is in (all of them unless interrupted)
 
 
@@ -113,8 +114,9 @@ def run(
     result = RunResult()
     try:
         _run(result, paths, cli, fix, configs, force_exclude, cache, rules)
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as exc:
         result.interrupted = True
+        result.terminated = isinstance(exc, Terminated)
     # a finding about a value in file A can come from linting A and from a script that
     # merges A: report it once
     seen: set[tuple[str, str, int, int]] = set()

@@ -3,7 +3,8 @@
 - Results come back in job order, so output never depends on how work was split.
 - Ctrl-C stops a run within a second: workers ignore SIGINT (only this process handles it),
   and on an interrupt the pool is terminated rather than drained (a drained pool finished
-  every queued file first: 13-30 s on a large tree).
+  every queued file first: 13-30 s on a large tree).  SIGTERM to this process does the same
+  while workers run (`Terminated`), with exit status 143.
 - Progress on a terminal: a bar on stderr once a run has taken more than 2 s, from tqdm,
   imported only when stderr is a terminal and `CI` is not set, never in piped or CI output.
 """
@@ -29,10 +30,29 @@ def worker_count() -> int:
     return int(os.environ.get("FP8LINT_WORKERS") or min(os.cpu_count() or 1, 8))
 
 
+class Terminated(KeyboardInterrupt):
+    """SIGTERM while worker processes run: it unwinds like Ctrl-C, so the pool is terminated
+    and the run reports what it did.  (Killed by the default action instead, the parent left
+    its workers running for the rest of their files, each ending in a BrokenPipeError.)"""
+
+
+def _terminated(signum: int, frame: object) -> None:
+    raise Terminated
+
+
 def _ignore_interrupts() -> None:
+    """A worker: Ctrl-C is the parent's to handle; SIGTERM (the parent's terminate) ends it."""
     import signal
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    if sys.platform.startswith("linux"):  # and a parent killed outright takes it along
+        try:
+            import ctypes
+
+            ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+        except (OSError, AttributeError):
+            pass
 
 
 def in_workers(
@@ -54,6 +74,7 @@ class WorkerPool:
     def __init__(self, workers: int | None = None) -> None:
         self._workers = workers or worker_count()
         self._pool: Any = None
+        self._previous: Any = None  # the SIGTERM handler while the pool is not running
 
     def __enter__(self) -> Any:
         import multiprocessing
@@ -61,14 +82,30 @@ class WorkerPool:
         self._pool = multiprocessing.get_context().Pool(
             self._workers, initializer=_ignore_interrupts
         )
+        self._previous = _on_sigterm(_terminated)
         return self._pool
 
     def __exit__(self, exc_type: object, *rest: object) -> None:
+        _on_sigterm(self._previous)
         if exc_type is None:
             self._pool.close()
         else:
             self._pool.terminate()
         self._pool.join()
+
+
+def _on_sigterm(handler: Any) -> Any:
+    """Set the SIGTERM handler, returning the one before; nothing off the main thread (where
+    Python cannot set one) or where there is no SIGTERM."""
+    import signal
+    import threading
+
+    if handler is None or threading.current_thread() is not threading.main_thread():
+        return None
+    try:
+        return signal.signal(signal.SIGTERM, handler)
+    except (ValueError, OSError, AttributeError):
+        return None
 
 
 class Progress:
