@@ -365,15 +365,20 @@ def main(argv: list[str] | None = None) -> int:
 
 def _run(cmd: list[str], cwd: Path, timeout: float) -> tuple[float, int, int, bool, bytes]:
     """(wall s, peak RSS KB, exit code, hung, stdout + stderr) of one child, killed at
-    `timeout`; the RSS is the child's own (os.wait4), not the sum over earlier cases."""
+    `timeout`.  The peak is the child program's own: its `VmHWM` polled from /proc (exec
+    starts a new address space), because Linux's `ru_maxrss` for a child counts this
+    process's size at fork too, which hid every peak under the biggest input built so far;
+    `ru_maxrss` (os.wait4) only where /proc has nothing."""
     with tempfile.TemporaryFile() as log:
         start = time.perf_counter()
         proc = subprocess.Popen(cmd, cwd=cwd, stdout=log, stderr=log, stdin=subprocess.DEVNULL)
         hung = False
+        peak = 0
         while True:
             pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
             if pid:
                 break
+            peak = max(peak, _hwm(proc.pid))
             if time.perf_counter() - start > timeout:
                 hung = True
                 proc.kill()
@@ -383,7 +388,19 @@ def _run(cmd: list[str], cwd: Path, timeout: float) -> tuple[float, int, int, bo
         wall = time.perf_counter() - start
         proc.returncode = os.waitstatus_to_exitcode(status)
         log.seek(0)
-        return wall, usage.ru_maxrss, proc.returncode, hung, log.read()
+        return wall, peak or usage.ru_maxrss, proc.returncode, hung, log.read()
+
+
+def _hwm(pid: int) -> int:
+    """The peak resident size in KB of process `pid` so far (0 where /proc cannot say)."""
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return 0
+    for line in status.splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1])
+    return 0
 
 
 if __name__ == "__main__":
