@@ -162,7 +162,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"fp8lint: error: {line}", file=sys.stderr)
         return 2
     except KeyboardInterrupt as exc:
-        terminated = type(exc).__name__ == "Terminated"  # SIGTERM while workers ran
+        from fp8lint.engine.workers import Terminated  # SIGTERM while workers ran
+
+        terminated = isinstance(exc, Terminated)
         print(f"fp8lint: {'terminated' if terminated else 'interrupted'}", file=sys.stderr)
         return 143 if terminated else 130
     except BrokenPipeError:  # `fp8lint ... | head`: the reader left, nothing to report
