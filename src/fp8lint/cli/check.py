@@ -249,8 +249,7 @@ def show_diff(request: CheckRequest, result: RunResult) -> int:
         n = len(result.fixed)
         print(f"Would fix {n} finding{'s' if n != 1 else ''}.", file=sys.stderr)
     if result.interrupted:
-        interrupted(result)
-        return 143 if result.terminated else 130
+        return interrupted(result)
     return 1 if result.diffs and not request.exit_zero else 0
 
 
@@ -295,8 +294,7 @@ def exit_code(request: CheckRequest, result: RunResult, project: Config) -> int:
     """130 after Ctrl-C (143 after SIGTERM); else 1 for a finding at or above the fail level
     (or a fix that failed), as `--exit-zero` and `--exit-non-zero-on-fix` allow."""
     if result.interrupted:
-        interrupted(result)
-        return 143 if result.terminated else 130
+        return interrupted(result)
     if request.exit_zero:
         return 0
     if request.exit_non_zero_on_fix and result.fixed:
@@ -306,9 +304,9 @@ def exit_code(request: CheckRequest, result: RunResult, project: Config) -> int:
     return 1 if failing or result.fix_failures else 0
 
 
-def interrupted(result: RunResult) -> None:
-    """After Ctrl-C: what was done (the report above covers the files checked so far) and,
-    for `--fix`, every file already changed."""
+def interrupted(result: RunResult) -> int:
+    """After Ctrl-C or SIGTERM: what was done (the report above covers the files checked so
+    far) and, for `--fix`, every file already changed; the exit status (130, 143)."""
     what = "terminated" if result.terminated else "interrupted"
     print(
         f"fp8lint: {what}; the report covers the {result.files_done} of "
@@ -319,6 +317,7 @@ def interrupted(result: RunResult) -> None:
         print("files already changed by --fix:", file=sys.stderr)
         for path in result.written:
             print(f"  {printable(path)}", file=sys.stderr)
+    return 143 if result.terminated else 130
 
 
 def use_color(choice: str, terminal: bool) -> bool:
