@@ -6,8 +6,8 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from fp8lint.diagnostics import Severity
-from fp8lint.model import Fp8Site
-from fp8lint.rule import Example, Finding, Rule
+from fp8lint.model import Fp8Site, Setting
+from fp8lint.rule import Example, Finding, Rule, where
 
 
 class InvalidValue(Rule):
@@ -15,7 +15,11 @@ class InvalidValue(Rule):
     name = "invalid-value"
     severity = Severity.ERROR
     summary = "Unknown format/recipe/algorithm, non-integer margin or history, history < 1"
-    valid = (Example("ok.yaml", "MODEL_ARGS:\n  --fp8-format: hybrid\n  --fp8-recipe: mxfp8\n"),)
+    valid = (
+        Example("ok.yaml", "MODEL_ARGS:\n  --fp8-format: hybrid\n  --fp8-recipe: mxfp8\n"),
+        # FP8 is off: the history is never read (FP8405 says so when asked)
+        Example("off.yaml", "MODEL_ARGS:\n  --bf16: true\n  --fp8-amax-history-len: 0\n"),
+    )
     invalid = (
         Example(
             "recipe.yaml",
@@ -34,6 +38,16 @@ class InvalidValue(Rule):
             lines=(2,),
         ),
         Example(
+            "case.yaml",
+            "MODEL_ARGS:\n  --fp8-format: HYBRID\n  --fp8-recipe: delayed\n",
+            lines=(2,),
+        ),
+        Example(
+            "float.sh",
+            "torchrun pretrain_gpt.py --fp8-format hybrid --fp8-amax-history-len 16.0\n",
+            lines=(1,),
+        ),
+        Example(
             "margin.py",
             "from transformer_engine.common.recipe import DelayedScaling\n"
             "r = DelayedScaling(margin=0.5)\n",
@@ -49,3 +63,21 @@ class InvalidValue(Rule):
                 message=bad.message,
                 note="the framework rejects this value at launch or reads it as something else",
             )
+        history = empty_history(site)
+        if history is not None and site.is_on and site.is_delayed:
+            yield Finding(
+                span=where(history, site),
+                message=f"amax history length {history.value}: delayed scaling needs at least 1",
+                note="TE allocates an amax history of that many rows; with none, the first FP8 "
+                "step has no amax to scale from",
+            )
+
+
+def empty_history(site: Fp8Site) -> Setting[int] | None:
+    """A written amax history length below 1 (a value the surfaces accept as an integer: the
+    range matters only where delayed scaling reads it)."""
+    history = site.amax_history_len
+    value = history.value
+    if not history.written or not isinstance(value, int) or value >= 1:
+        return None
+    return history

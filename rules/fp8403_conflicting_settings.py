@@ -6,7 +6,7 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from fp8lint.diagnostics import Severity
-from fp8lint.model import Fp8Site, Recipe
+from fp8lint.model import Fp8Site, Recipe, Setting
 from fp8lint.rule import Example, Finding, Rule, term, where
 from fp8lint.rules.fp8201_per_tensor_outlier_layers import MEGATRON_STACKS
 
@@ -15,7 +15,7 @@ class ConflictingSettings(Rule):
     code = "FP8403"
     name = "conflicting-settings"
     severity = Severity.ERROR
-    summary = "Settings that contradict each other (format flags, fp8+fp4, output proj, custom)"
+    summary = "Settings Megatron or NeMo refuse together (fp8+fp4, param gather, BF16 layers, MoE)"
     valid = (
         Example(
             "ok.yaml",
@@ -58,7 +58,28 @@ class ConflictingSettings(Rule):
             lines=(3,),
         ),
         Example(
-            "gather.yaml", "MODEL_ARGS:\n  --bf16: true\n  --fp8-param-gather: true\n", lines=(3,)
+            "gather.yaml",
+            "MODEL_ARGS:\n  --bf16: true\n  --fp8-param-gather: true\n"
+            "  --use-distributed-optimizer: true\n",
+            lines=(3,),
+        ),
+        Example(
+            "gather_ddp.sh",
+            "torchrun pretrain_gpt.py --fp8-format hybrid --fp8-param-gather\n",
+            lines=(1,),
+        ),
+        Example(
+            "bf16_stage.sh",
+            "torchrun pretrain_gpt.py --fp8-format hybrid --fp8-recipe tensorwise \\\n"
+            "  --num-layers 4 --pipeline-model-parallel-size 2 \\\n"
+            "  --first-last-layers-bf16 --num-layers-at-start-in-bf16 3\n",
+            lines=(3,),
+        ),
+        Example(
+            "padding.sh",
+            "torchrun pretrain_gpt.py --fp8-format e4m3 --fp8-recipe mxfp8 --num-experts 8 \\\n"
+            "  --moe-router-padding-for-quantization\n",
+            lines=(2,),
         ),
     )
 
@@ -66,13 +87,8 @@ class ConflictingSettings(Rule):
         for n in site.notes:
             if n.kind == "conflict":
                 yield Finding(span=n.span, message=n.message, note=n.why)
-        gather = site.fp8_param_gather
-        if site.enabled.value is False and gather.written and gather.value is True and gather.span:
-            yield Finding(
-                span=gather.span,
-                message=f"`{gather.key}` keeps parameters in FP8, but FP8 is off",
-                note=f"Megatron raises at launch (FP8 is off: {site.enabled.describe()})",
-            )
+        if site.framework in MEGATRON_STACKS:
+            yield from megatron_launch(site)
         if not site.is_on:
             return
         if site.fp4.value:
@@ -101,3 +117,199 @@ class ConflictingSettings(Rule):
                 message=f"the custom recipe needs `--fp8-quantizer-factory`: {term(site.recipe)}",
                 note="Megatron raises at launch without a quantizer factory's import path",
             )
+
+
+# -- Megatron's launch checks (validate_args, TransformerConfig.__post_init__) ---------------
+# NVIDIA/Megatron-LM@d98e8a64ddf34856e74b24714e3bedb2f5a39553, the same at core_v0.19.0:
+# megatron/training/arguments.py and megatron/core/transformer/transformer_config.py, at the
+# lines each check names.  Each needs every value it reads to be known: a value an unread
+# word, file or layer could set keeps it silent.
+
+
+def _true(setting: Setting[Any]) -> bool:
+    return setting.known and setting.value is True
+
+
+def _false(setting: Setting[Any]) -> bool:
+    return setting.known and setting.value is False
+
+
+def _fp4_on(site: Fp8Site) -> bool | None:
+    """FP4 on (`--fp4-format` given), off (known absent), or unknown."""
+    if not site.fp4.known:
+        return None
+    return site.fp4.value is not None
+
+
+def _gtp(site: Fp8Site) -> Setting[Any] | None:
+    """The weight-shards setting that turns generalized TP on (more shards than TP ranks)."""
+    for shards, tp in (
+        (site.weight_shards, site.tensor_parallel),
+        (site.expert_weight_shards, site.expert_tensor_parallel),
+    ):
+        if (
+            shards.written
+            and isinstance(shards.value, int)
+            and isinstance(tp.value, int)
+            and shards.value > tp.value
+        ):
+            return shards
+    return None
+
+
+def megatron_launch(site: Fp8Site) -> Iterator[Finding]:
+    """The FP8/FP4 combinations Megatron refuses at start-up."""
+    on, off = site.enabled.value is True, site.enabled.value is False
+    fp4 = _fp4_on(site)
+    recipe = site.recipe.value if site.recipe.known else None
+    gather = site.fp8_param_gather
+    raises = "Megatron raises at launch"
+    # arguments.py L1095: FP8 weights need a sharded optimizer to all-gather them
+    if (
+        _true(gather)
+        and gather.written
+        and _false(site.distributed_optimizer)
+        and _false(site.fsdp)
+    ):
+        yield Finding(
+            span=where(gather, site),
+            message=f"`{gather.key}` needs `--use-distributed-optimizer` or FSDP",
+            note=f"{raises} (validate_args): only a sharded optimizer all-gathers FP8 weights",
+        )
+    elif off and _true(gather) and gather.written:  # transformer_config.py L1566
+        yield Finding(
+            span=where(gather, site),
+            message=f"`{gather.key}` keeps parameters in FP8, but FP8 is off",
+            note=f"{raises} (FP8 is off: {site.enabled.describe()})",
+        )
+    # arguments.py L1104, transformer_config.py L1578
+    fp4_gather = site.fp4_param_gather
+    if fp4 is False and _true(fp4_gather) and fp4_gather.written:
+        yield Finding(
+            span=where(fp4_gather, site),
+            message=f"`{fp4_gather.key}` needs FP4 (`--fp4-format e2m1`), which is off",
+            note=f"{raises}: FP4 parameters need the FP4 format",
+        )
+    # transformer_config.py L1570: an FP8 output projection needs FP8 (L1573: and mxfp8)
+    proj = site.fp8_output_proj
+    if off and _true(proj) and proj.written:
+        yield Finding(
+            span=where(proj, site),
+            message=f"`{proj.key}` needs FP8, which is off",
+            note=f"{raises}: the FP8 output projection is an FP8 feature",
+        )
+    # transformer_config.py L1586: the custom FP4 recipe needs its factory
+    if (
+        fp4
+        and site.fp4_recipe.value == "custom"
+        and not site.fp4_quantizer_factory.written
+        and site.framework in MEGATRON_STACKS
+    ):
+        yield Finding(
+            span=where(site.fp4_recipe, site),
+            message="the custom FP4 recipe needs `--fp4-quantizer-factory`",
+            note=f"{raises} without a quantizer factory's import path",
+        )
+    # transformer_config.py L1543-1559: BF16 layer counts fit one pipeline stage
+    yield from _bf16_layer_counts(site)
+    # arguments.py L1516, L1576, L1583: generalized TP keeps no BF16 weight
+    gtp = _gtp(site)
+    if gtp is not None:
+        if fp4 and _false(fp4_gather):
+            yield Finding(
+                span=where(gtp, site),
+                message=f"GTP ({term(gtp)}) with FP4 needs `--fp4-param-gather`",
+                note=f"{raises}: GTP all-gathers the NVFP4 weights themselves",
+            )
+        if recipe is Recipe.MXFP8 and _false(gather):
+            yield Finding(
+                span=where(gtp, site),
+                message=f"GTP ({term(gtp)}) with mxfp8 needs `--fp8-param-gather`",
+                note=f"{raises}: GTP keeps no BF16 weight to re-quantize",
+            )
+        elif (
+            recipe is Recipe.MXFP8
+            and _true(gather)
+            and _false(site.reuse_grad_buf_for_mxfp8_param_ag)
+        ):
+            yield Finding(
+                span=where(gtp, site),
+                message=f"GTP ({term(gtp)}) with mxfp8 needs `--reuse-grad-buf-for-mxfp8-param-ag`",
+                note=f"{raises}: MXFP8 weights cannot be mapped into the parameter buffer",
+            )
+    # arguments.py L1889: the CPU-offloaded optimizer keeps FP8 weights only for delayed
+    if (
+        _true(site.optimizer_cpu_offload)
+        and _true(gather)
+        and recipe is not None
+        and recipe is not Recipe.DELAYED
+    ):
+        yield Finding(
+            span=where(site.optimizer_cpu_offload, site),
+            message=f"`{site.optimizer_cpu_offload.key}` with FP8 weights needs the delayed "
+            f"recipe, not {term(site.recipe)}",
+            note=f"{raises} (validate_args)",
+        )
+    # transformer_config.py L1723: one grouped expert weight only for mxfp8 or nvfp4
+    single = site.moe_single_grouped_weight
+    if _true(single) and single.written:
+        if (on and recipe is not None and recipe is not Recipe.MXFP8) or (
+            fp4 and site.fp4_recipe.known and site.fp4_recipe.value != "nvfp4"
+        ):
+            shown = term(site.recipe) if on else term(site.fp4_recipe)
+            yield Finding(
+                span=where(single, site),
+                message=f"`{single.key}` needs mxfp8 or nvfp4, not {shown}",
+                note=f"{raises}: grouped partial casts exist for those weights only",
+            )
+    # transformer_config.py L2003: delayed scaling cannot recompute layernorm / moe_act
+    if on and recipe is Recipe.DELAYED and site.recompute_granularity.value == "selective":
+        modules = site.recompute_modules
+        names = set(str(modules.value).split()) if modules.known and modules.value else set()
+        hit = sorted(names & {"layernorm", "moe_act"})
+        if hit:
+            yield Finding(
+                span=where(modules, site),
+                message=f"delayed scaling cannot recompute {' or '.join(hit)}: {term(site.recipe)}",
+                note=f"{raises}: recomputing them would replay the amax history",
+            )
+    # transformer_config.py L2651, L2656: routing padding to the quantized GEMM's alignment
+    padding = site.moe_router_padding
+    if _true(padding) and padding.written:
+        if off and fp4 is False:
+            yield Finding(
+                span=where(padding, site),
+                message=f"`{padding.key}` needs FP8 or FP4, and both are off",
+                note=f"{raises}: the padding is to a quantized GEMM's alignment",
+            )
+        dispatcher = site.moe_token_dispatcher
+        if dispatcher.known and dispatcher.value in ("allgather", "alltoall_seq"):
+            yield Finding(
+                span=where(padding, site),
+                message=f"`{padding.key}` does not work with the {dispatcher.value} "
+                f"dispatcher: {term(dispatcher)}",
+                note=f"{raises}; use the alltoall or flex dispatcher",
+            )
+
+
+def _bf16_layer_counts(site: Fp8Site) -> Iterator[Finding]:
+    """transformer_config.py L1543-1559: with FP8 on and `first_last_layers_bf16`, each count
+    lies in 0..num_layers // PP (one pipeline stage's layers)."""
+    if not (site.is_on and _true(site.first_last_layers_bf16)):
+        return
+    layers, pp = site.num_layers.value, site.pipeline_parallel.value
+    if not (site.num_layers.known and site.pipeline_parallel.known):
+        return
+    if not isinstance(layers, int) or not isinstance(pp, int) or pp < 1:
+        return
+    most = layers // pp
+    for count in (site.num_layers_at_start_in_bf16, site.num_layers_at_end_in_bf16):
+        value = count.value
+        if not count.known or not isinstance(value, int) or 0 <= value <= most:
+            continue
+        stage = f"{layers} layers / PP {pp}" if pp > 1 else f"{layers} layers"
+        yield Finding(
+            span=where(count, site),
+            message=f"{term(count)} is outside 0..{most} ({stage})",
+            note="Megatron raises at launch: the BF16 layers must fit one pipeline stage",
+        )

@@ -9,13 +9,14 @@ from fp8lint.diagnostics import Severity
 from fp8lint.model import Fp8Site
 from fp8lint.rule import Example, Finding, Rule, term, where
 from fp8lint.rules.fp8101_zero_headroom import zero_headroom_cause
+from fp8lint.rules.fp8401_invalid_value import empty_history
 
 
 class DormantRiskySettings(Rule):
     code = "FP8405"
     name = "dormant-risky-settings"
     severity = Severity.INFO
-    summary = "FP8 is off, but enabling it would trip FP8101 (not selected by default)"
+    summary = "FP8 is off, but enabling it would trip FP8101 or FP8401 (not selected by default)"
     default_enabled = False
     valid = (
         Example(
@@ -33,9 +34,21 @@ class DormantRiskySettings(Rule):
             "  fp8_amax_compute_algo: most_recent\n",
             lines=(3,),
         ),
+        Example(
+            "history.yaml",
+            "MODEL_ARGS:\n  --bf16: true\n  --fp8-amax-history-len: 0\n",
+            lines=(3,),
+        ),
     )
 
     def check(self, site: Fp8Site, options: Mapping[str, Any]) -> Iterator[Finding]:
+        history = empty_history(site)
+        if site.enabled.value is False and history is not None and site.is_delayed:
+            yield Finding(
+                span=where(history, site),
+                message=f"amax history length {history.value} is invalid once FP8 is on",
+                note="FP8 is off, so nothing reads it now; delayed scaling needs at least 1",
+            )
         if site.enabled.value is not False or not site.enabled.written:
             return
         cause = zero_headroom_cause(site)

@@ -398,6 +398,29 @@ class Fp8Site(BaseModel):
     recompute_reachable: Setting[bool] = _unset()
     moe_a2a_overlap: Setting[bool] = _unset()
     quantizer_factory: Setting[str] = _unset()
+    # FP4 besides `fp4` (the format): Megatron's `--fp4-recipe`, `--fp4-param-gather`,
+    # `--fp4-quantizer-factory`
+    fp4_recipe: Setting[str] = _unset()
+    fp4_param_gather: Setting[bool] = _unset()
+    fp4_quantizer_factory: Setting[str] = _unset()
+    # how the optimizer holds the parameters (Megatron's launch checks read them):
+    # `--use-distributed-optimizer`; FSDP (`--use-torch-fsdp2` or `--use-megatron-fsdp`);
+    # `--optimizer-cpu-offload`; MXFP8 parameter all-gather through the gradient buffer
+    distributed_optimizer: Setting[bool] = _unset()
+    fsdp: Setting[bool] = _unset()
+    optimizer_cpu_offload: Setting[bool] = _unset()
+    reuse_grad_buf_for_mxfp8_param_ag: Setting[bool] = _unset()
+    # generalized tensor parallelism: the shards of each weight (> TP turns GTP on)
+    weight_shards: Setting[int] = _unset()
+    expert_weight_shards: Setting[int] = _unset()
+    # what selective recompute recomputes (`--recompute-modules`, space-separated names)
+    recompute_modules: Setting[str] = _unset()
+    # MoE: routing-map padding to the quantized GEMM's alignment, the token dispatcher, one
+    # grouped weight for all experts, and batch-invariant mode (BF16 only)
+    moe_router_padding: Setting[bool] = _unset()
+    moe_token_dispatcher: Setting[str] = _unset()
+    moe_single_grouped_weight: Setting[bool] = _unset()
+    batch_invariant: Setting[bool] = _unset()
     # topology
     tensor_parallel: Setting[int] = _unset()
     pipeline_parallel: Setting[int] = _unset()

@@ -109,10 +109,20 @@ def test_torchrun_script_findings_and_fix(tmp_path: Path) -> None:
 
 
 def test_legacy_flags_and_bare_flags() -> None:
-    text = "python pretrain_gpt.py --fp8-hybrid --fp8-margin=2 --fp8-interval 1 --bf16\n"
+    # Megatron-DeepSpeed still defines the legacy format flags
+    text = (
+        "python pretrain_gpt.py --deepspeed --fp8-hybrid --fp8-margin=2 --fp8-interval 1 --bf16\n"
+    )
     (site,) = parse_file(SourceFile("x.sh", text), "shell")
     assert site.fmt.value is not None and site.fmt.value.value == "hybrid"
     assert site.margin.value == 2 and site.interval.value == 1
+    assert not site.notes
+    # Megatron-LM does not: the flag sets nothing and is an unknown-flag note
+    (site,) = parse_file(SourceFile("x.sh", text.replace("--deepspeed ", "")), "shell")
+    assert site.enabled.value is False
+    assert [(n.kind, n.key, n.span.column) for n in site.notes] == [
+        ("unknown-flag", "--fp8-hybrid", 24)
+    ]
 
 
 # ----------------------------------------------------------------------------- Hydra

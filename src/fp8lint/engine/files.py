@@ -25,7 +25,8 @@ if TYPE_CHECKING:
 # Accelerate's `AORecipeKwargs` and a bare `te.autocast()` set FP8 without saying it, and so
 # do three Megatron-Bridge recipe names (`bridge.cli.HIDDEN_PRESETS`).
 # Substring tests on a lowered copy run ~7x faster than one (?i) regex.
-PREFILTER_ANY_CASE = (b"fp8", b"float8", b"delayedscaling", b"nvfp4")  # as in `mentions_fp8`
+# `fp4` covers NVFP4 and MXFP4 and Megatron's `--fp4-format` (an FP4-only config names no FP8)
+PREFILTER_ANY_CASE = (b"fp8", b"float8", b"delayedscaling", b"fp4")  # as in `mentions_fp8`
 PREFILTER_EXACT = (
     b"msamp",
     b'"mx"',
@@ -36,6 +37,8 @@ PREFILTER_EXACT = (
     b"nemotronh_",
     b"nemotron_nano_12b_v2",
     b"low_precision_pretrain",
+    b"padding-for-quantization",  # Megatron's MoE padding for a quantized GEMM (no `fp8`)
+    b"padding_for_quantization",
 )
 
 
@@ -52,10 +55,12 @@ def mentions_fp8(data: bytes) -> bool:
         or b"nemotronh_" in data  # Bridge recipes whose names hide an FP8 preset
         or b"nemotron_nano_12b_v2" in data
         or b"low_precision_pretrain" in data
+        or b"padding-for-quantization" in data
+        or b"padding_for_quantization" in data
     ):
         return True
     low = data.lower()
-    return b"fp8" in low or b"float8" in low or b"delayedscaling" in low or b"nvfp4" in low
+    return b"fp8" in low or b"float8" in low or b"delayedscaling" in low or b"fp4" in low
 
 
 def mentions_fp8_text(text: str) -> bool:

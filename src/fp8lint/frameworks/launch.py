@@ -96,7 +96,9 @@ def _flag_variables(file: SourceFile, script: Script) -> list[Fp8Site]:
         words = [w for w in script.variables[name] if w.text]
         start, end = script.assigned_at[name]
         head = Word(name, start, start + len(name))
-        sites.append(_megatron(file, [head, *words], 0, f"Megatron flags in `{name}`", end))
+        kind = f"Megatron flags in `{name}`"
+        rest = f"the command that reads `${name}`"  # its other flags are not in this file
+        sites.append(_megatron(file, [head, *words], 0, kind, end, unread=rest))
     return sites
 
 
@@ -108,7 +110,12 @@ def _value(word: Word) -> object:
 
 
 def _megatron(
-    file: SourceFile, command: list[Word], idx: int, kind: str = "", end: int | None = None
+    file: SourceFile,
+    command: list[Word],
+    idx: int,
+    kind: str = "",
+    end: int | None = None,
+    unread: str | None = None,
 ) -> Fp8Site:
     flags: dict[str, Arg] = {}
     words = command[idx + 1 :]
@@ -117,6 +124,8 @@ def _megatron(
     while i < len(words):
         w = words[i]
         if not w.text.startswith("--"):
+            if not w.known and unread is None:
+                unread = w.text  # `$EXTRA_ARGS`: any flag may hide in it
             i += 1
             continue
         name, eq, inline = w.text.partition("=")
@@ -130,6 +139,16 @@ def _megatron(
             value = _value(value_word) if value_word.known else None
             end_word = value_word
             i += 1
+            if name in _LISTS:  # `--recompute-modules core_attn moe_act`: every word
+                items = [value]
+                while i + 1 < len(words) and not words[i + 1].text.startswith("--"):
+                    i += 1
+                    end_word = words[i]
+                    items.append(_value(end_word) if end_word.known else None)
+                if all(item is not None for item in items):
+                    value = items
+                else:
+                    value_word = Word(value_word.text, value_word.start, end_word.end, False)
         else:
             value_word, value, end_word = w, True, w
         value_span = file.span_of_indices(value_word.start, value_word.end)
@@ -165,9 +184,14 @@ def _megatron(
         )
     if DEEPSPEED_FLAGS & set(flags):
         kind = kind or f"Megatron-DeepSpeed launch command (`{os.path.basename(first.text)}`)"
-        return _megatron_deepspeed(megatron.site_from_flags(flags, file.path, span, kind, edit))
+        site = megatron.site_from_flags(flags, file.path, span, kind, edit, legacy=True)
+        return _megatron_deepspeed(site)
     kind = kind or f"Megatron launch command (`{os.path.basename(first.text)}`)"
-    return megatron.site_from_flags(flags, file.path, span, kind, edit)
+    return megatron.site_from_flags(flags, file.path, span, kind, edit, unread=unread)
+
+
+# flags whose value is every word up to the next flag (`nargs="*"` in Megatron's parser)
+_LISTS = frozenset({"--recompute-modules"})
 
 
 # the flags Megatron-DeepSpeed's `pretrain_*.py` take and Megatron-LM's do not

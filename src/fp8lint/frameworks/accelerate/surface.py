@@ -20,7 +20,7 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from fp8lint.frameworks.shared.surface_types import LOWER, UPPER, HistoryLen, Int
+from fp8lint.frameworks.shared.surface_types import LOWER, UPPER, Int
 
 # `MS-AMP` is how older Accelerate docs spelled the backend; fp8lint has always read it
 Backend = Annotated[Literal["TE", "MSAMP", "MS-AMP", "AO"], UPPER]
@@ -40,7 +40,7 @@ class Fp8Config(BaseModel):
     fp8_format: FormatName = "HYBRID"
     margin: Int = 0
     interval: Int = Field(1, description="ignored by Transformer Engine >= 1.8")
-    amax_history_len: HistoryLen = 1024
+    amax_history_len: Int = 1024
     amax_compute_algo: AlgoName = Field(
         "most_recent", description="Accelerate drops its own default, so TE's max applies"
     )

@@ -9,12 +9,19 @@ functional-test `model_config.yaml`, `true` means the bare flag
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Mapping
 from dataclasses import replace
+from typing import Any
 
 from fp8lint.documents.text import SourceFile
 from fp8lint.documents.tree import Document, Node
 from fp8lint.frameworks.shared.base import Arg
-from fp8lint.frameworks.shared.megatron_flags import FLAG_KEYS, FLAGS, fields_from_flags
+from fp8lint.frameworks.shared.megatron_flags import (
+    FLAG_KEYS,
+    FLAGS,
+    fields_from_flags,
+    unknown_flag,
+)
 from fp8lint.frameworks.shared.transformer_config import (
     MODEL_TO_CONFIG,
     Profile,
@@ -23,9 +30,12 @@ from fp8lint.frameworks.shared.transformer_config import (
     build_site,
 )
 from fp8lint.frameworks.shared.tree_args import args_of_map, edit_info
-from fp8lint.model import EditInfo, Fp8Site, Framework, Span
+from fp8lint.model import EditInfo, Fp8Site, Framework, SourceNote, Span
 
 MEGATRON_DEFAULTS = SurfaceDefaults("megatron")
+# a mapping holds TransformerConfig fields only: the training flags (`--use-distributed-
+# optimizer` ...) are not in it, so they stay unknown rather than take the flags' defaults
+TC_DEFAULTS = SurfaceDefaults(None)
 # a TransformerConfig mapping spells the FP8-weights field `fp8_param`
 TC_KEYS = {**MODEL_TO_CONFIG, "fp8_param_gather": "fp8_param"}
 MEGATRON_FLAGS = Profile(
@@ -38,10 +48,92 @@ MEGATRON_FLAGS = Profile(
 
 
 def site_from_flags(
-    flags: dict[str, Arg], path: str, site_span: Span, kind: str, edit: EditInfo | None = None
+    flags: dict[str, Arg],
+    path: str,
+    site_span: Span,
+    kind: str,
+    edit: EditInfo | None = None,
+    *,
+    legacy: bool = False,
+    unread: str | None = None,
 ) -> Fp8Site:
+    """A site from Megatron flags.  `legacy`: Megatron-DeepSpeed, whose `--fp8-hybrid` sets
+    the format; otherwise an FP8/FP4 flag Megatron-LM does not define is a note (FP8408).
+    `unread`: a word of the command that could not be read (`$EXTRA_ARGS`), which may give
+    any flag: the launch checks' training flags are then unknown where not written."""
     profile = replace(MEGATRON_FLAGS, kind=kind, edit=edit)
-    return build_site(fields_from_flags(flags), profile, path, site_span)
+    if unread is not None:
+        profile = replace(profile, defaults=_Without(MEGATRON_DEFAULTS, _TRAINING_FLAGS))
+    notes = [] if legacy else unknown_flag_notes(flags)
+    fields = fields_from_flags(flags, legacy=legacy, parser=not legacy)
+    site = build_site(fields, profile, path, site_span, notes=notes)
+    if unread is None:
+        return site
+    return _unread_note(site, unread)
+
+
+# the flags a launch check needs to be absent (not TransformerConfig fields)
+_TRAINING_FLAGS = frozenset(
+    {
+        "use_distributed_optimizer",
+        "use_torch_fsdp2",
+        "use_megatron_fsdp",
+        "optimizer_cpu_offload",
+        "reuse_grad_buf_for_mxfp8_param_ag",
+    }
+)
+_TRAINING_FIELDS = ("distributed_optimizer", "fsdp", "optimizer_cpu_offload")
+
+
+class _Without(Mapping[str, Any]):
+    """A profile's defaults less some names (read lazily, like `SurfaceDefaults`)."""
+
+    def __init__(self, base: Mapping[str, Any], drop: frozenset[str]) -> None:
+        self.base, self.drop = base, drop
+
+    def __getitem__(self, key: str) -> Any:
+        if key in self.drop:
+            raise KeyError(key)
+        return self.base[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return (key for key in self.base if key not in self.drop)
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self)
+
+
+def _unread_note(site: Fp8Site, unread: str) -> Fp8Site:
+    """Say on each unwritten training flag that the unread word may set it."""
+    from fp8lint.model import Setting
+
+    update: dict[str, Setting[Any]] = {}
+    for name in _TRAINING_FIELDS:
+        if not getattr(site, name).written:
+            update[name] = Setting[Any].model_construct(
+                known=False, note=f"`{unread}` is not read and may set it"
+            )
+    return site.model_copy(update=update)
+
+
+def unknown_flag_notes(flags: Mapping[str, Arg]) -> list[SourceNote]:
+    """An `unknown-flag` note (FP8408) for each FP8/FP4 flag Megatron-LM does not define."""
+    notes: list[SourceNote] = []
+    for flag, arg in flags.items():
+        instead = unknown_flag(flag)
+        if instead is None:
+            continue
+        use = f": {instead}" if instead else ""
+        notes.append(
+            SourceNote.model_construct(
+                kind="unknown-flag",
+                key=flag,
+                span=arg.span,
+                message=f"`{flag}` is not a Megatron-LM flag{use}",
+                why="Megatron's parser stops the launch on an unrecognized argument",
+            )
+        )
+    return notes
 
 
 def from_model_args(file: SourceFile, doc: Document) -> list[Fp8Site]:
@@ -124,14 +216,16 @@ def from_transformer_config(file: SourceFile, doc: Document) -> list[Fp8Site]:
             # mapping it is spelled `fp8_param` (Megatron-LM @d98e8a64 transformer_config.py
             # L602; `--yaml-cfg` reads it by that name, yaml_arguments.py)
             fields["fp8_param_gather"] = fields.pop("fp8_param")
+        if "fp4_param" in fields and "fp4_param_gather" not in fields:
+            fields["fp4_param_gather"] = fields.pop("fp4_param")  # the same, for FP4 (L683)
         target = mapping.get("_target_")
         nemo = target is not None and "nemo" in str(target[1].deref().value)
 
         profile = Profile(
             framework=Framework.NEMO2 if nemo else Framework.MEGATRON,
             label="Megatron-LM",
-            defaults=MEGATRON_DEFAULTS,
-            surface="nemo2" if nemo else "megatron",
+            defaults=TC_DEFAULTS,
+            surface="nemo2" if nemo else "tc",
             prefix=f"{prefix}." if prefix else "",
             kind="serialized NeMo 2 model config" if nemo else "Megatron TransformerConfig mapping",
         )

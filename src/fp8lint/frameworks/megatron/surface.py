@@ -11,14 +11,36 @@ Sources (NVIDIA/Megatron-LM@d98e8a64ddf34856e74b24714e3bedb2f5a39553):
 `megatron/training/argument_utils.py` L45-200 (flags generated from the fields) and
 `megatron/training/arguments.py` (`--fp8-param-gather`; the legacy `--fp8-e4m3` /
 `--fp8-hybrid`, replaced by `--fp8-format` in commit 1b7a3836).
+
+The command line is as strict as argparse: an integer flag takes what `int()` takes (`16`,
+`+16`, `1_024`; not `16.0`), a choice is matched exactly (`hybrid`, not `HYBRID`).  A
+functional-test `MODEL_ARGS:` value reaches argparse as its text, so a YAML `16.0` fails
+there too (`tests/functional_tests/shell_test_utils/_run_training.sh`).
 """
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict, Field
+from typing import Any, get_args
+
+from pydantic import BaseModel, ConfigDict, field_validator
+from pydantic_core import PydanticCustomError
 
 from fp8lint.frameworks.shared.megatron_flags import flag_of
 from fp8lint.frameworks.shared.tc_surface import TransformerConfigFp8
+
+
+def _int_fields() -> tuple[str, ...]:
+    """The integer fields of the TransformerConfig surface (`Int` or `Int | None`)."""
+    out = []
+    for name, info in TransformerConfigFp8.model_fields.items():
+        kinds = [info.annotation, *get_args(info.annotation)]
+        kinds += [arg for kind in kinds for arg in get_args(kind)]
+        if int in kinds and bool not in kinds:
+            out.append(name)
+    return tuple(out)
+
+
+_INT_FIELDS = _int_fields()
 
 
 class MegatronArgs(TransformerConfigFp8):
@@ -34,11 +56,29 @@ class MegatronArgs(TransformerConfigFp8):
         title="Megatron-LM FP8 flags",
     )
 
-    # legacy and negated spellings (read before validation; here for editors)
-    fp8_e4m3: bool | None = Field(None, description="legacy: --fp8-format e4m3")
-    fp8_hybrid: bool | None = Field(None, description="legacy: --fp8-format hybrid")
+    # negated spellings (read before validation; here for editors)
     no_fp8_wgrad: bool | None = None
     disable_fp8_wgrad: bool | None = None
+    # training flags the launch checks read (`megatron/training/arguments.py` L2918, L3080,
+    # L3156; `megatron/training/config/common_config.py` L92-95)
+    use_distributed_optimizer: bool | None = False
+    use_torch_fsdp2: bool | None = False
+    use_megatron_fsdp: bool | None = False
+    optimizer_cpu_offload: bool | None = False
+    reuse_grad_buf_for_mxfp8_param_ag: bool | None = False
+
+    @field_validator(*_INT_FIELDS, mode="before")
+    @classmethod
+    def _argparse_int(cls, value: Any) -> Any:
+        """argparse's `type=int`: the flag's text must be what `int()` reads."""
+        if isinstance(value, bool) or isinstance(value, float):
+            raise PydanticCustomError("int_parsing", "not an integer for argparse")
+        if isinstance(value, str):
+            try:
+                return int(value)
+            except ValueError:
+                raise PydanticCustomError("int_parsing", "not an integer for argparse") from None
+        return value
 
 
 class MegatronModelConfig(BaseModel):

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from pydantic.json_schema import SkipJsonSchema
 
-from fp8lint.frameworks.shared.surface_types import HistoryLen
+from fp8lint.frameworks.shared.surface_types import Int
 from fp8lint.frameworks.shared.tc_surface import AmaxAlgoName, Nemo1Model, section
 
 
@@ -22,7 +22,7 @@ class MlperfModelKeys(Nemo1Model):
 
     model_config = section("NVIDIA MLPerf NeMo 1.x model keys")
 
-    fp8_amax_history_len: HistoryLen = 1
+    fp8_amax_history_len: Int = 1
     fp8_amax_compute_algo: AmaxAlgoName = "most_recent"
     reduce_amax: bool | None = None
     gated_linear_unit: SkipJsonSchema[bool | None] = None

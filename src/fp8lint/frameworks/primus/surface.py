@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from pydantic.json_schema import SkipJsonSchema
 
-from fp8lint.frameworks.shared.surface_types import HistoryLen
+from fp8lint.frameworks.shared.surface_types import Int
 from fp8lint.frameworks.shared.tc_surface import AmaxAlgoName, TransformerConfigFp8, section
 
 
@@ -23,7 +23,7 @@ class PrimusMegatronOverrides(TransformerConfigFp8):
 
     model_config = section("AMD Primus Megatron overrides")
 
-    fp8_amax_history_len: HistoryLen = 1024
+    fp8_amax_history_len: Int = 1024
     fp8_amax_compute_algo: AmaxAlgoName = "max"
     sequence_parallel: bool | None = True
     gated_linear_unit: SkipJsonSchema[bool | None] = None

@@ -53,9 +53,14 @@ class Checked:
         return key in self.values
 
 
+# surfaces that are not one family's: `TransformerConfig` itself, as a mapping spells it
+# (`--yaml-cfg`, serialized configs), where Megatron's command-line strictness does not apply
+_SHARED = {"tc": "fp8lint.frameworks.shared.tc_surface"}
+
+
 def surface(family: str) -> type[BaseModel]:
     """The family's `SURFACE` model (its module imported on first use)."""
-    module = importlib.import_module(f"fp8lint.frameworks.{family}.surface")
+    module = importlib.import_module(_SHARED.get(family, f"fp8lint.frameworks.{family}.surface"))
     model: type[BaseModel] = module.SURFACE
     return model
 

@@ -17,22 +17,30 @@ custom).  NeMo (NVIDIA/NeMo@8cfedd7203462cb251a914e700e5605444277561):
 `DtypeConfig`); `examples/nlp/language_modeling/conf/megatron_gpt_config.yaml` L227-235 and
 `megatron_gpt_model.py` L2240-2247, L612 (NeMo 1.x's FP8 keys).
 
-Values are read as fp8lint always read them: case-insensitive choices, integers that may be
-written as integral floats or decimal strings, `fp8: false` as FP8 off.
+Choices are case-sensitive, as Megatron reads them: argparse's `choices` on the command line,
+and `get_fp8_recipe` (`megatron/core/fp8_utils.py` L761-793), which compares `fp8` with
+`"e4m3"`/`"hybrid"` and `fp8_recipe` with the `Fp8Recipe` members, for a `TransformerConfig`
+built in code or from YAML; TE's `DelayedScaling` takes `amax_compute_algo` as a
+`Literal["max", "most_recent"]` (`transformer_engine/common/recipe/__init__.py` L256 at
+NVIDIA/TransformerEngine@d0067d0da6cb01811b8072a7d304f0e00344ce2b).  Integers may be written as
+integral floats or decimal strings in a mapping (the command line is stricter:
+`megatron.surface`), and `fp8: false` is FP8 off.
 """
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 from pydantic.json_schema import SkipJsonSchema
 
-from fp8lint.frameworks.shared.surface_types import LOWER, HistoryLen, Int
+from fp8lint.frameworks.shared.surface_types import Int
 
-Fp8FormatName = Annotated[Literal["e4m3", "hybrid"], LOWER]
-Fp8RecipeName = Annotated[Literal["tensorwise", "delayed", "mxfp8", "blockwise", "custom"], LOWER]
-AmaxAlgoName = Annotated[Literal["max", "most_recent"], LOWER]
+Fp8FormatName = Literal["e4m3", "hybrid"]
+Fp8RecipeName = Literal["tensorwise", "delayed", "mxfp8", "blockwise", "custom"]
+AmaxAlgoName = Literal["max", "most_recent"]
+Fp4FormatName = Literal["e2m1"]
+Fp4RecipeName = Literal["nvfp4", "custom"]
 
 SECTION = ConfigDict(defer_build=True, extra="allow", validate_by_name=True)
 
@@ -56,7 +64,7 @@ class TransformerConfigFp8(BaseModel):
     fp8_recipe: Fp8RecipeName = "delayed"
     fp8_margin: Int = 0
     fp8_interval: Int = Field(1, description="ignored by Transformer Engine >= 1.8")
-    fp8_amax_history_len: HistoryLen = 1
+    fp8_amax_history_len: Int = 1
     fp8_amax_compute_algo: AmaxAlgoName = "most_recent"
     fp8_wgrad: bool | None = True
     fp8_output_proj: bool | None = False
@@ -67,6 +75,13 @@ class TransformerConfigFp8(BaseModel):
     num_layers_at_start_in_bf16: Int = 1
     num_layers_at_end_in_bf16: Int = 1
     fp8_param_gather: bool | None = False
+    fp8_quantizer_factory: str | None = None
+    # FP4 (`fp4_param` is `--fp4-param-gather` on the command line, as `fp8_param` is
+    # `--fp8-param-gather`); transformer_config.py L673-692
+    fp4: Fp4FormatName | None = None
+    fp4_recipe: Fp4RecipeName | None = "nvfp4"
+    fp4_param_gather: bool | None = False
+    fp4_quantizer_factory: str | None = None
     reduce_amax: bool | None = None
     overlap_moe_expert_parallel_comm: bool | None = False
     sequence_parallel: bool | None = False
@@ -85,6 +100,19 @@ class TransformerConfigFp8(BaseModel):
     seq_length: Int | None = None
     micro_batch_size: Int | None = None
     world_size: Int | None = None
+    # generalized TP: the shards of each weight, `--tensor-parallel-num-weight-shards`
+    # (`megatron/core/model_parallel_config.py` L58, L135; null: TP, no GTP)
+    tensor_parallel_num_weight_shards: Int | None = None
+    expert_tensor_parallel_num_weight_shards: Int | None = None
+    # what the launch checks read besides FP8 (transformer_config.py L560, L771-776, L864,
+    # L891, L1184): selective recompute's modules, MoE routing padding, dispatcher, grouped
+    # weight, batch-invariant mode
+    recompute_modules: SkipJsonSchema[list[str] | str | None] = None
+    moe_router_padding_for_quantization: SkipJsonSchema[bool | None] = False
+    moe_router_padding_for_fp8: SkipJsonSchema[bool | None] = False
+    moe_token_dispatcher_type: SkipJsonSchema[str | None] = "allgather"
+    moe_single_grouped_weight: SkipJsonSchema[bool | None] = False
+    batch_invariant_mode: SkipJsonSchema[bool | None] = False
     # the MLP kind (read for the FFN size; not an FP8 key, so not in the exported schemas)
     gated_linear_unit: SkipJsonSchema[bool | None] = False
     # run length, for the severity policy (Megatron's `--train-iters`, `--finetune`;
@@ -101,8 +129,6 @@ class MegatronMixedPrecision(TransformerConfigFp8):
 
     precision: str | int | None = Field(None, description="bf16-mixed, 16-mixed, 32, ...")
     fp8_params: bool | None = Field(None, description="deprecated: use fp8_param_gather")
-    fp4: str | None = None
-    fp4_recipe: str | None = "nvfp4"
     num_layers_at_start_in_bf16: Int = 0
     num_layers_at_end_in_bf16: Int = 0
 
@@ -117,8 +143,11 @@ class Nemo1Model(TransformerConfigFp8):
     fp8_hybrid: bool | None = Field(False, description="E4M3 forward, E5M2 gradients")
     transformer_engine: bool | None = False
     mcore_gpt: bool | None = None
-    fp8_amax_history_len: HistoryLen = 1024
+    fp8_amax_history_len: Int = 1024
     fp8_amax_compute_algo: AmaxAlgoName = "max"
     reduce_amax: bool | None = Field(True, description="read on the legacy path only")
     fp8_param_gather: bool | None = Field(False, alias="fp8_params")
     seq_length: Int | None = Field(None, alias="encoder_seq_length")
+
+
+SURFACE = TransformerConfigFp8

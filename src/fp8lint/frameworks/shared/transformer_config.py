@@ -40,6 +40,8 @@ RECIPES = {
     "custom": Recipe.CUSTOM,
 }
 FORMATS = {"e4m3": Fp8Format.E4M3, "hybrid": Fp8Format.HYBRID}
+FP4_FORMATS = {"e2m1": "e2m1"}
+FP4_RECIPES = {"nvfp4": "nvfp4", "custom": "custom"}
 ALGOS = {"max": AmaxAlgo.MAX, "most_recent": AmaxAlgo.MOST_RECENT}
 GATED_ACTIVATIONS = {"swiglu", "fast-swiglu", "geglu", "fast-geglu", "reglu", "fast-reglu"}
 
@@ -66,6 +68,8 @@ INT_FIELDS: dict[str, str] = {
     "world_size": "world_size",
     "train_steps": "train_iters",
     "global_batch_size": "global_batch_size",
+    "weight_shards": "tensor_parallel_num_weight_shards",
+    "expert_weight_shards": "expert_tensor_parallel_num_weight_shards",
 }
 BOOL_FIELDS: dict[str, str] = {
     "fp8_wgrad": "fp8_wgrad",
@@ -79,7 +83,16 @@ BOOL_FIELDS: dict[str, str] = {
     "reduce_amax": "reduce_amax",
     "moe_a2a_overlap": "overlap_moe_expert_parallel_comm",
     "fine_tune": "finetune",
+    "fp4_param_gather": "fp4_param_gather",
+    "distributed_optimizer": "use_distributed_optimizer",
+    "optimizer_cpu_offload": "optimizer_cpu_offload",
+    "reuse_grad_buf_for_mxfp8_param_ag": "reuse_grad_buf_for_mxfp8_param_ag",
+    "moe_router_padding": "moe_router_padding_for_quantization",
+    "moe_single_grouped_weight": "moe_single_grouped_weight",
+    "batch_invariant": "batch_invariant_mode",
 }
+# FSDP, from either implementation's switch (`--use-torch-fsdp2`, `--use-megatron-fsdp`)
+FSDP_FLAGS = ("use_torch_fsdp2", "use_megatron_fsdp")
 # model field -> TransformerConfig field, for fixes that write a key
 MODEL_TO_CONFIG: dict[str, str] = {
     **INT_FIELDS,
@@ -87,6 +100,9 @@ MODEL_TO_CONFIG: dict[str, str] = {
     "fmt": "fp8",
     "recipe": "fp8_recipe",
     "amax_compute_algo": "fp8_amax_compute_algo",
+    "fp4": "fp4",
+    "fp4_recipe": "fp4_recipe",
+    "moe_token_dispatcher": "moe_token_dispatcher_type",
 }
 
 
@@ -95,6 +111,10 @@ SPELLED: tuple[str, ...] = (
     "fp8",
     "fp8_recipe",
     "fp8_amax_compute_algo",
+    "fp4",
+    "fp4_recipe",
+    "moe_token_dispatcher_type",
+    *FSDP_FLAGS,
     *INT_FIELDS.values(),
     *BOOL_FIELDS.values(),
     "gated_linear_unit",
@@ -191,14 +211,21 @@ def as_bool(value: Any) -> bool | None:
 FIELDS: tuple[tuple[str, str, Mapping[str, Any] | None], ...] = (
     ("recipe", "fp8_recipe", RECIPES),
     ("amax_compute_algo", "fp8_amax_compute_algo", ALGOS),
+    ("fp4", "fp4", FP4_FORMATS),
+    ("fp4_recipe", "fp4_recipe", FP4_RECIPES),
+    ("moe_token_dispatcher", "moe_token_dispatcher_type", None),
     *((model, cfg, None) for model, cfg in INT_FIELDS.items()),
     *((model, cfg, None) for model, cfg in BOOL_FIELDS.items()),
 )
 STRINGS = (
-    ("fp4", "fp4"),
     ("quantizer_factory", "fp8_quantizer_factory"),
+    ("fp4_quantizer_factory", "fp4_quantizer_factory"),
     ("recompute_granularity", "recompute_granularity"),
+    ("recompute_modules", "recompute_modules"),
 )
+# fields whose `None` default is a value, "off" (FP4 without `--fp4-format`), in a surface
+# that has the FP4 fields at all
+OFF_BY_NONE = frozenset({"fp4"})
 # Megatron `--swiglu`, NeMo `activation: swiglu`, `gated_linear_unit`: the first that says
 # gated wins
 GATED_KEYS = ("gated_linear_unit", "swiglu", "activation", "activation_func")
@@ -234,7 +261,8 @@ def build_site(
     for model_name, cfg_name in STRINGS:
         arg = fields.get(cfg_name)
         if arg is not None and (arg.value is not None or not arg.known):
-            values[model_name] = written(arg, None if arg.value is None else str(arg.value))
+            values[model_name] = written(arg, _text(arg.value))
+    _fsdp(values, fields, checked, profile, anchor)
     _gated(values, fields, profile, anchor)
     _derived(values, profile)
     _amax(values, profile, anchor)
@@ -275,6 +303,43 @@ def _format(
     return written(arg, True), written(arg, FORMATS[value])
 
 
+def _text(value: Any) -> str | None:
+    """A string field's value; a list (`--recompute-modules core_attn moe_act`) as its words."""
+    if value is None:
+        return None
+    if isinstance(value, (list, tuple)):
+        return " ".join(str(item) for item in value)
+    return str(value)
+
+
+def _fsdp(
+    values: dict[str, Setting[Any]],
+    fields: dict[str, Arg],
+    checked: surfaces.Checked,
+    profile: Profile,
+    anchor: Span,
+) -> None:
+    """FSDP on if either implementation's switch is; off only if both are known off."""
+    written_on: Setting[Any] | None = None
+    unknown: Setting[Any] | None = None
+    for name in FSDP_FLAGS:
+        arg = fields.get(name)
+        if arg is None:
+            continue
+        setting = surfaces.setting_of(arg, checked, name)
+        if setting.value is True:
+            written_on = written_on or setting
+        elif not setting.known:
+            unknown = unknown or setting
+    if written_on is not None or unknown is not None:
+        values["fsdp"] = written_on or cast("Setting[Any]", unknown)
+    elif any(name in fields for name in FSDP_FLAGS):
+        arg = next(fields[name] for name in FSDP_FLAGS if name in fields)
+        values["fsdp"] = written(arg, False)
+    elif all(name in profile.defaults for name in FSDP_FLAGS):
+        values["fsdp"] = default(False, profile.label, profile.key(FSDP_FLAGS[0]), anchor)
+
+
 def _switched(enabled: Setting[bool], switch: Arg | None) -> Setting[bool]:
     if switch is None or enabled.value is False:
         return enabled
@@ -299,6 +364,8 @@ def _fields(
             value = profile.defaults[cfg_name]
             shown = convert(value) if convert is not None else value
             values[model_name] = default(shown, profile.label, profile.key(cfg_name), anchor)
+        elif arg is None and cfg_name in OFF_BY_NONE and "fp4_recipe" in profile.defaults:
+            values[model_name] = default(None, profile.label, profile.key(cfg_name), anchor)
         elif arg is None and choices is None:
             continue  # no default: the site leaves it unset
         elif arg is not None and arg.known and checked.values.get(cfg_name, 0) is None:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from pydantic.json_schema import SkipJsonSchema
 
-from fp8lint.frameworks.shared.surface_types import HistoryLen
+from fp8lint.frameworks.shared.surface_types import Int
 from fp8lint.frameworks.shared.tc_surface import AmaxAlgoName, TransformerConfigFp8, section
 
 
@@ -22,7 +22,7 @@ class SwiftMegatronArguments(TransformerConfigFp8):
 
     model_config = section("ms-swift Megatron arguments")
 
-    fp8_amax_history_len: HistoryLen = 1024
+    fp8_amax_history_len: Int = 1024
     fp8_amax_compute_algo: AmaxAlgoName = "max"
     recompute_granularity: str | None = "selective"
     gated_linear_unit: SkipJsonSchema[bool | None] = None

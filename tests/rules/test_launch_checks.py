@@ -1,0 +1,277 @@
+"""Megatron-LM's launch-time FP8/FP4 checks, one violating/passing twin per check.
+
+Each pair differs in the one setting the check reads; the violating twin must give an error
+at the flag or key that decides it, the passing one no error at all.  Ids are those of
+`../shared/reference/upstream-2026.md` section 1 (Megatron-LM d98e8a64 / core_v0.19.0)."""
+
+from __future__ import annotations
+
+import pytest
+
+from fp8lint.diagnostics import Severity
+from tests.conftest import lint
+
+RUN = "torchrun pretrain_gpt.py --num-layers 4 --hidden-size 256 --num-attention-heads 8 "
+
+# (id, code, violating command tail, passing command tail, the word the error points at)
+TWINS = [
+    ("P1", "FP8401", "--fp8-format HYBRID", "--fp8-format hybrid", "HYBRID"),
+    (
+        "P2",
+        "FP8401",
+        "--fp8-format e4m3 --fp8-recipe Delayed",
+        "--fp8-format e4m3 --fp8-recipe delayed",
+        "Delayed",
+    ),
+    (
+        "P3",
+        "FP8401",
+        "--fp8-format e4m3 --fp8-amax-compute-algo MAX",
+        "--fp8-format e4m3 --fp8-amax-compute-algo max",
+        "MAX",
+    ),
+    (
+        "P4",
+        "FP8401",
+        "--fp8-format e4m3 --fp8-amax-history-len 16.0",
+        "--fp8-format e4m3 --fp8-amax-history-len 16",
+        "16.0",
+    ),
+    ("P5", "FP8401", "--fp4-format E2M1", "--fp4-format e2m1", "E2M1"),
+    (
+        "P6",
+        "FP8401",
+        "--fp4-format e2m1 --fp4-recipe mxfp4",
+        "--fp4-format e2m1 --fp4-recipe nvfp4",
+        "mxfp4",
+    ),
+    ("P7", "FP8408", "--fp8-hybrid", "--fp8-format hybrid", "--fp8-hybrid"),
+    (
+        "P7b",
+        "FP8408",
+        "--fp8-format hybrid --tp-only-amax-red",
+        "--fp8-format hybrid",
+        "--tp-only-amax-red",
+    ),
+    (
+        "P7c",
+        "FP8408",
+        "--fp8-format hybrid --fp8-dot-product-attention",
+        "--fp8-format hybrid",
+        "--fp8-dot-product-attention",
+    ),
+    (
+        "V1",
+        "FP8403",
+        "--fp8-format hybrid --fp8-param-gather",
+        "--fp8-format hybrid --fp8-param-gather --use-distributed-optimizer",
+        "--fp8-param-gather",
+    ),
+    (
+        "V1b",
+        "FP8403",
+        "--fp8-format hybrid --fp8-param-gather",
+        "--fp8-format hybrid --fp8-param-gather --use-megatron-fsdp",
+        "--fp8-param-gather",
+    ),
+    (
+        "V2",
+        "FP8403",
+        "--fp8-format hybrid --fp4-format e2m1",
+        "--fp4-format e2m1",
+        "e2m1",
+    ),
+    (
+        "V3",
+        "FP8403",
+        "--bf16 --fp4-param-gather",
+        "--fp4-format e2m1 --fp4-param-gather",
+        "--fp4-param-gather",
+    ),
+    (
+        "V8",
+        "FP8403",
+        "--fp4-format e2m1 --tensor-model-parallel-size 2 --tensor-parallel-num-weight-shards 4",
+        "--fp4-format e2m1 --tensor-model-parallel-size 2 --tensor-parallel-num-weight-shards 4"
+        " --fp4-param-gather --use-distributed-optimizer",
+        "4",
+    ),
+    (
+        "V9",
+        "FP8403",
+        "--fp8-format e4m3 --fp8-recipe mxfp8 --tensor-model-parallel-size 2"
+        " --tensor-parallel-num-weight-shards 4",
+        "--fp8-format e4m3 --fp8-recipe mxfp8 --tensor-model-parallel-size 2"
+        " --tensor-parallel-num-weight-shards 4 --fp8-param-gather --use-distributed-optimizer"
+        " --reuse-grad-buf-for-mxfp8-param-ag",
+        "4",
+    ),
+    (
+        "V10",
+        "FP8403",
+        "--fp8-format e4m3 --fp8-recipe mxfp8 --tensor-model-parallel-size 2"
+        " --tensor-parallel-num-weight-shards 4 --fp8-param-gather --use-distributed-optimizer",
+        "--fp8-format e4m3 --fp8-recipe mxfp8 --tensor-model-parallel-size 2"
+        " --tensor-parallel-num-weight-shards 4 --fp8-param-gather --use-distributed-optimizer"
+        " --reuse-grad-buf-for-mxfp8-param-ag",
+        "4",
+    ),
+    (
+        "V11",
+        "FP8403",
+        "--fp8-format e4m3 --fp8-recipe tensorwise --fp8-param-gather"
+        " --use-distributed-optimizer --optimizer-cpu-offload",
+        "--fp8-format e4m3 --fp8-recipe delayed --fp8-param-gather"
+        " --use-distributed-optimizer --optimizer-cpu-offload --fp8-amax-history-len 1024"
+        " --fp8-amax-compute-algo max",
+        "--optimizer-cpu-offload",
+    ),
+    (
+        "C2",
+        "FP8403",
+        "--fp8-format hybrid --fp8-recipe tensorwise --first-last-layers-bf16"
+        " --num-layers-at-start-in-bf16 3 --pipeline-model-parallel-size 2",
+        "--fp8-format hybrid --fp8-recipe tensorwise --first-last-layers-bf16"
+        " --num-layers-at-start-in-bf16 2 --pipeline-model-parallel-size 2",
+        "3",
+    ),
+    (
+        "C3",
+        "FP8403",
+        "--fp8-format hybrid --fp8-recipe tensorwise --first-last-layers-bf16"
+        " --num-layers-at-end-in-bf16 5",
+        "--fp8-format hybrid --fp8-recipe tensorwise --first-last-layers-bf16"
+        " --num-layers-at-end-in-bf16 4",
+        "5",
+    ),
+    (
+        "C4",
+        "FP8403",
+        "--fp8-format hybrid --fp8-recipe custom",
+        "--fp8-format hybrid --fp8-recipe custom --fp8-quantizer-factory pkg.mod.factory",
+        "custom",
+    ),
+    (
+        "C5",
+        "FP8403",
+        "--bf16 --fp8-param-gather --use-distributed-optimizer",
+        "--bf16",
+        "--fp8-param-gather",
+    ),
+    ("C6", "FP8403", "--bf16 --fp8-output-proj", "--bf16", "--fp8-output-proj"),
+    (
+        "C7",
+        "FP8403",
+        "--fp8-format e4m3 --fp8-recipe tensorwise --fp8-output-proj",
+        "--fp8-format e4m3 --fp8-recipe mxfp8 --fp8-output-proj",
+        "--fp8-output-proj",
+    ),
+    (
+        "C10",
+        "FP8403",
+        "--fp4-format e2m1 --fp4-recipe custom",
+        "--fp4-format e2m1 --fp4-recipe custom --fp4-quantizer-factory pkg.mod.factory",
+        "custom",
+    ),
+    (
+        "C15",
+        "FP8403",
+        "--fp8-format e4m3 --fp8-recipe blockwise --num-experts 8 --moe-grouped-gemm"
+        " --moe-single-grouped-weight",
+        "--fp8-format e4m3 --fp8-recipe mxfp8 --num-experts 8 --moe-grouped-gemm"
+        " --moe-single-grouped-weight",
+        "--moe-single-grouped-weight",
+    ),
+    (
+        "C18",
+        "FP8403",
+        "--fp8-format e4m3 --recompute-granularity selective --recompute-modules core_attn"
+        " layernorm",
+        "--fp8-format e4m3 --recompute-granularity selective --recompute-modules core_attn",
+        "core_attn",  # the value: every module word
+    ),
+    (
+        "C22",
+        "FP8403",
+        "--bf16 --num-experts 8 --moe-token-dispatcher-type alltoall"
+        " --moe-router-padding-for-quantization",
+        "--bf16 --num-experts 8 --moe-token-dispatcher-type alltoall",
+        "--moe-router-padding-for-quantization",
+    ),
+    (
+        "C23",
+        "FP8403",
+        "--fp8-format e4m3 --fp8-recipe tensorwise --num-experts 8"
+        " --moe-router-padding-for-quantization",
+        "--fp8-format e4m3 --fp8-recipe tensorwise --num-experts 8"
+        " --moe-token-dispatcher-type alltoall --moe-router-padding-for-quantization",
+        "--moe-router-padding-for-quantization",
+    ),
+]
+
+
+def _errors(text: str, filename: str = "run.sh") -> list[tuple[str, int, int]]:
+    return [
+        (d.code, d.line, d.column) for d in lint(filename, text) if d.severity is Severity.ERROR
+    ]
+
+
+@pytest.mark.parametrize(("check", "code", "bad", "good", "word"), TWINS, ids=[t[0] for t in TWINS])
+def test_launch_twins(check: str, code: str, bad: str, good: str, word: str) -> None:
+    text = RUN + bad + "\n"
+    column = text.rindex(" " + word) + 2  # the last word so written
+    assert (code, 1, column) in _errors(text), (check, _errors(text))
+    assert _errors(RUN + good + "\n") == [], (check, _errors(RUN + good + "\n"))
+
+
+def test_model_args_yaml_is_as_strict_as_the_command_line() -> None:
+    """`MODEL_ARGS:` values reach argparse as their text: a YAML 16.0 is refused there."""
+    bad = "MODEL_ARGS:\n  --fp8-format: hybrid\n  --fp8-amax-history-len: 16.0\n"
+    assert ("FP8401", 3, 27) in _errors(bad, "model_config.yaml")
+    assert _errors(bad.replace("16.0", "16"), "model_config.yaml") == []
+
+
+def test_a_transformer_config_mapping_takes_integral_floats_but_not_case_variants() -> None:
+    """A TransformerConfig mapping is not argparse: 16.0 reaches TE, whose pydantic field
+    takes it; the choices are still exact (get_fp8_recipe compares strings)."""
+    base = "fp8: hybrid\nfp8_recipe: delayed\nfp8_amax_history_len: 16.0\nfp8_margin: 0\n"
+    assert _errors(base, "tc.yaml") == []
+    assert ("FP8401", 1, 6) in _errors(base.replace("hybrid", "Hybrid"), "tc.yaml")
+
+
+def test_unread_words_keep_the_training_flags_unknown() -> None:
+    """`$EXTRA_ARGS` may hold `--use-distributed-optimizer`: V1 stays silent."""
+    text = RUN + "--fp8-format hybrid --fp8-param-gather $EXTRA_ARGS\n"
+    assert _errors(text) == []
+    assert _errors(text.replace(" $EXTRA_ARGS", "")) != []
+
+
+def test_a_transformer_config_mapping_never_assumes_the_training_flags() -> None:
+    """`fp8_param: true` in a mapping: the optimizer is configured elsewhere, so V1 is not
+    judged; FP8 off is (C5)."""
+    on = "fp8: hybrid\nfp8_recipe: tensorwise\nfp8_param: true\nfp8_margin: 0\n"
+    assert _errors(on, "tc.yaml") == []
+    off = "fp8: null\nfp8_recipe: tensorwise\nfp8_param: true\nfp8_margin: 0\n"
+    assert ("FP8403", 3, 12) in _errors(off, "tc.yaml")
+
+
+def test_megatron_deepspeed_keeps_its_legacy_flags() -> None:
+    text = "deepspeed pretrain_gpt.py --deepspeed --deepspeed_config ds.json --fp8-hybrid\n"
+    assert not [e for e in _errors(text) if e[0] == "FP8408"]
+
+
+def test_negative_margin_is_an_error_only_where_a_recipe_reads_it() -> None:
+    """FP8104 under delayed scaling; under tensorwise the margin is ignored (FP8402)."""
+    delayed = RUN + "--fp8-format hybrid --fp8-margin -1\n"
+    assert "FP8104" in {e[0] for e in _errors(delayed)}
+    current = RUN + "--fp8-format hybrid --fp8-recipe tensorwise --fp8-margin -1\n"
+    assert _errors(current) == []
+    assert "FP8402" in {d.code for d in lint("run.sh", current)}
+
+
+def test_empty_history_is_dormant_when_fp8_is_off() -> None:
+    off = RUN + "--bf16 --fp8-amax-history-len 0\n"
+    assert _errors(off) == []
+    assert [d.code for d in lint("run.sh", off, select=["FP8405"])] == ["FP8405"]
+    on = RUN + "--fp8-format hybrid --fp8-amax-history-len 0\n"
+    assert "FP8401" in {e[0] for e in _errors(on)}
