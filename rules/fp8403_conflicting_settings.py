@@ -7,8 +7,9 @@ from typing import Any
 
 from fp8lint.diagnostics import Severity
 from fp8lint.model import Fp8Site, Recipe, Setting
-from fp8lint.rule import Example, Finding, Rule, term, where
+from fp8lint.rule import Example, Finding, Rule, targets, term, where
 from fp8lint.rules.fp8201_per_tensor_outlier_layers import MEGATRON_STACKS
+from fp8lint.settings import Targets
 
 
 class ConflictingSettings(Rule):
@@ -88,7 +89,7 @@ class ConflictingSettings(Rule):
             if n.kind == "conflict":
                 yield Finding(span=n.span, message=n.message, note=n.why)
         if site.framework in MEGATRON_STACKS:
-            yield from megatron_launch(site)
+            yield from megatron_launch(site, targets(options))
         if not site.is_on:
             return
         if site.fp4.value:
@@ -126,6 +127,9 @@ class ConflictingSettings(Rule):
 # word, file or layer could set keeps it silent.
 
 
+CORE = "megatron-core"
+
+
 def _true(setting: Setting[Any]) -> bool:
     return setting.known and setting.value is True
 
@@ -157,16 +161,23 @@ def _gtp(site: Fp8Site) -> Setting[Any] | None:
     return None
 
 
-def megatron_launch(site: Fp8Site) -> Iterator[Finding]:
-    """The FP8/FP4 combinations Megatron refuses at start-up."""
+def megatron_launch(site: Fp8Site, target: Targets) -> Iterator[Finding]:
+    """The FP8/FP4 combinations Megatron refuses at start-up, each from the megatron-core
+    release that added it (the earliest core_v* tag whose source has it); one only on the main
+    branch is checked when the target is `main`."""
     on, off = site.enabled.value is True, site.enabled.value is False
     fp4 = _fp4_on(site)
     recipe = site.recipe.value if site.recipe.known else None
     gather = site.fp8_param_gather
-    raises = "Megatron raises at launch"
+    raises = f"Megatron raises at launch ({target.label(CORE)})"
+
+    def since(release: str) -> bool:
+        return target.at_least(CORE, release)
+
     # arguments.py L1095: FP8 weights need a sharded optimizer to all-gather them
     if (
-        _true(gather)
+        since("0.12")
+        and _true(gather)
         and gather.written
         and _false(site.distributed_optimizer)
         and _false(site.fsdp)
@@ -184,15 +195,22 @@ def megatron_launch(site: Fp8Site) -> Iterator[Finding]:
         )
     # arguments.py L1104, transformer_config.py L1578
     fp4_gather = site.fp4_param_gather
-    if fp4 is False and _true(fp4_gather) and fp4_gather.written:
+    if since("0.15") and fp4 is False and _true(fp4_gather) and fp4_gather.written:
         yield Finding(
             span=where(fp4_gather, site),
             message=f"`{fp4_gather.key}` needs FP4 (`--fp4-format e2m1`), which is off",
             note=f"{raises}: FP4 parameters need the FP4 format",
         )
+    # arguments.py L1108: NVFP4 needs TE 2.7 (only an older transformer-engine target)
+    if fp4 and not target.at_least("transformer-engine", "2.7"):
+        yield Finding(
+            span=where(site.fp4, site),
+            message=f"FP4 needs Transformer Engine 2.7 or newer: {term(site.fp4)}",
+            note=f"{raises}; the target is {target.label('transformer-engine')}",
+        )
     # transformer_config.py L1570: an FP8 output projection needs FP8 (L1573: and mxfp8)
     proj = site.fp8_output_proj
-    if off and _true(proj) and proj.written:
+    if since("0.18") and off and _true(proj) and proj.written:
         yield Finding(
             span=where(proj, site),
             message=f"`{proj.key}` needs FP8, which is off",
@@ -200,7 +218,8 @@ def megatron_launch(site: Fp8Site) -> Iterator[Finding]:
         )
     # transformer_config.py L1586: the custom FP4 recipe needs its factory
     if (
-        fp4
+        since("0.16")
+        and fp4
         and site.fp4_recipe.value == "custom"
         and not site.fp4_quantizer_factory.written
         and site.framework in MEGATRON_STACKS
@@ -211,9 +230,10 @@ def megatron_launch(site: Fp8Site) -> Iterator[Finding]:
             note=f"{raises} without a quantizer factory's import path",
         )
     # transformer_config.py L1543-1559: BF16 layer counts fit one pipeline stage
-    yield from _bf16_layer_counts(site)
+    if since("0.12"):
+        yield from _bf16_layer_counts(site, raises)
     # arguments.py L1516, L1576, L1583: generalized TP keeps no BF16 weight
-    gtp = _gtp(site)
+    gtp = _gtp(site) if since("0.19") else None
     if gtp is not None:
         if fp4 and _false(fp4_gather):
             yield Finding(
@@ -239,7 +259,8 @@ def megatron_launch(site: Fp8Site) -> Iterator[Finding]:
             )
     # arguments.py L1889: the CPU-offloaded optimizer keeps FP8 weights only for delayed
     if (
-        _true(site.optimizer_cpu_offload)
+        since("0.14")
+        and _true(site.optimizer_cpu_offload)
         and _true(gather)
         and recipe is not None
         and recipe is not Recipe.DELAYED
@@ -252,7 +273,7 @@ def megatron_launch(site: Fp8Site) -> Iterator[Finding]:
         )
     # transformer_config.py L1723: one grouped expert weight only for mxfp8 or nvfp4
     single = site.moe_single_grouped_weight
-    if _true(single) and single.written:
+    if since("0.18") and _true(single) and single.written:
         if (on and recipe is not None and recipe is not Recipe.MXFP8) or (
             fp4 and site.fp4_recipe.known and site.fp4_recipe.value != "nvfp4"
         ):
@@ -262,8 +283,15 @@ def megatron_launch(site: Fp8Site) -> Iterator[Finding]:
                 message=f"`{single.key}` needs mxfp8 or nvfp4, not {shown}",
                 note=f"{raises}: grouped partial casts exist for those weights only",
             )
+        elif since("main") and fp4 and _false(fp4_gather):  # transformer_config.py L1731
+            yield Finding(
+                span=where(single, site),
+                message=f"`{single.key}` with FP4 needs `--fp4-param-gather`",
+                note=f"{raises}: the split-quantize fallback is being removed",
+            )
     # transformer_config.py L2003: delayed scaling cannot recompute layernorm / moe_act
-    if on and recipe is Recipe.DELAYED and site.recompute_granularity.value == "selective":
+    selective = site.recompute_granularity.value == "selective"
+    if since("0.14") and on and recipe is Recipe.DELAYED and selective:
         modules = site.recompute_modules
         names = set(str(modules.value).split()) if modules.known and modules.value else set()
         hit = sorted(names & {"layernorm", "moe_act"})
@@ -275,7 +303,7 @@ def megatron_launch(site: Fp8Site) -> Iterator[Finding]:
             )
     # transformer_config.py L2651, L2656: routing padding to the quantized GEMM's alignment
     padding = site.moe_router_padding
-    if _true(padding) and padding.written:
+    if since("0.16") and _true(padding) and padding.written:
         if off and fp4 is False:
             yield Finding(
                 span=where(padding, site),
@@ -290,9 +318,25 @@ def megatron_launch(site: Fp8Site) -> Iterator[Finding]:
                 f"dispatcher: {term(dispatcher)}",
                 note=f"{raises}; use the alltoall or flex dispatcher",
             )
+    # transformer_config.py L3261 (main only): batch-invariant MoE is BF16-only
+    invariant = site.batch_invariant
+    experts = site.num_experts.value
+    if (
+        since("main")
+        and _true(invariant)
+        and invariant.written
+        and isinstance(experts, int)
+        and experts > 0
+        and (on or fp4)
+    ):
+        yield Finding(
+            span=where(invariant, site),
+            message=f"`{invariant.key}` with MoE needs BF16, not FP8 or FP4",
+            note=f"{raises}: batch-invariant MoE has no quantized GEMM path",
+        )
 
 
-def _bf16_layer_counts(site: Fp8Site) -> Iterator[Finding]:
+def _bf16_layer_counts(site: Fp8Site, raises: str) -> Iterator[Finding]:
     """transformer_config.py L1543-1559: with FP8 on and `first_last_layers_bf16`, each count
     lies in 0..num_layers // PP (one pipeline stage's layers)."""
     if not (site.is_on and _true(site.first_last_layers_bf16)):
@@ -311,5 +355,5 @@ def _bf16_layer_counts(site: Fp8Site) -> Iterator[Finding]:
         yield Finding(
             span=where(count, site),
             message=f"{term(count)} is outside 0..{most} ({stage})",
-            note="Megatron raises at launch: the BF16 layers must fit one pipeline stage",
+            note=f"{raises}: the BF16 layers must fit one pipeline stage",
         )

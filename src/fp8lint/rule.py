@@ -43,6 +43,7 @@ from fp8lint.model import (
     SetValue,
     Span,
 )
+from fp8lint.settings import TARGETS_OPTION, Targets
 
 __all__ = [
     "Example",
@@ -59,6 +60,7 @@ __all__ = [
     "enabled_related",
     "explain",
     "pow2",
+    "targets",
     "term",
     "where",
 ]
@@ -136,6 +138,13 @@ class Rule:
 
 
 # -- helpers shared by rules ------------------------------------------------------------
+
+
+def targets(options: Mapping[str, Any]) -> Targets:
+    """The framework versions the run assumes (`target-versions`; the defaults outside a run,
+    as in a rule's own examples)."""
+    found = options.get(TARGETS_OPTION)
+    return found if isinstance(found, Targets) else Targets()
 
 
 def where(setting: Setting[Any], site: Fp8Site) -> Span:

@@ -22,6 +22,55 @@ DEFAULT_MAX_BYTES = 4 * 1024 * 1024
 DEFAULT_FILE_TIMEOUT = 60.0  # seconds for one file's parse and rules; 0: no limit
 
 
+# `[tool.fp8lint] target-versions`: the framework releases the checks assume, as ruff's
+# `target-version` does for Python.  The default is each framework's newest release when this
+# fp8lint was made; `main` is the unreleased branch (checks that exist only there are off
+# unless a target names it).  A finding of a version-gated check names the version it assumes.
+TARGETS: dict[str, str] = {
+    "transformer-engine": "2.20",
+    "megatron-core": "0.19",
+    "megatron-bridge": "0.6",
+}
+MAIN = (10_000,)  # `main`: newer than any release
+
+
+def version_tuple(text: str) -> tuple[int, ...]:
+    """`0.19` -> (0, 19); `main` -> MAIN.  ValueError for anything else."""
+    if text == "main":
+        return MAIN
+    parts = text.split(".")
+    if not 1 <= len(parts) <= 3 or not all(p.isdigit() and len(p) <= 4 for p in parts):
+        raise ValueError(f"not a version: {text!r}")
+    return tuple(int(p) for p in parts)
+
+
+# the key under which a rule's options carry the run's `Targets` (no rule option can be named
+# so: option names are identifiers)
+TARGETS_OPTION = "@targets"
+
+
+@record(frozen=True)
+class Targets:
+    """The framework versions a run assumes (`target-versions`, over `TARGETS`)."""
+
+    versions: Mapping[str, str] = field(default_factory=dict)  # given; the rest: TARGETS
+
+    def version(self, framework: str) -> str:
+        return self.versions.get(framework, TARGETS[framework])
+
+    def at_least(self, framework: str, release: str) -> bool:
+        """Whether the target of `framework` is `release` or newer."""
+        return version_tuple(self.version(framework)) >= version_tuple(release)
+
+    def resolved(self) -> dict[str, str]:
+        """Every framework's target, the defaults filled in (`--show-settings`)."""
+        return {name: self.version(name) for name in sorted(TARGETS)}
+
+    def label(self, framework: str) -> str:
+        """How a finding names the version it assumes: `megatron-core 0.19`."""
+        return f"{framework} {self.version(framework)}"
+
+
 @record(frozen=True)
 class Selection:
     """Which rules run, ruff-style: `select` is the base, then `extend_select`, then `ignore`.
@@ -62,6 +111,7 @@ class RunSettings:
     # whether each finding's fix is planned (its edits written out, `Diagnostic.fix`): not
     # when nothing in the run applies, shows or keeps one
     plan_fixes: bool = True
+    targets: Targets = field(default_factory=Targets)
 
 
 @record(frozen=True)

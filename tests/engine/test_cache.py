@@ -223,7 +223,7 @@ def test_editing_a_file_invalidates_its_entry_only(
     parses.take()
     code, out = check(capsys, ".")
     assert parses.take() == ["e4m3.yaml"]
-    assert "e4m3.yaml:2:17: FP8206" in out
+    assert "e4m3.yaml:2:17: FP8401" in out  # choices are case-sensitive: the new text is read
     # a file that gains FP8 settings is no longer "nothing here"
     (project / "notes.yaml").write_text(RISKY)
     code, out = check(capsys, ".")

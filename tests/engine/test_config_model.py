@@ -38,6 +38,7 @@ EVERY_KEY = (
     "file-timeout = 2.5\n"
     "cache = true\n"
     'cache-dir = "build/cache"\n'
+    'target-versions = { megatron-core = "0.18", transformer-engine = "main" }\n'
     "[tool.fp8lint.per-file-ignores]\n"
     '"legacy/*.yaml" = ["FP8101"]\n'
     "[tool.fp8lint.severity]\n"

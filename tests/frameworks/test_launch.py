@@ -473,6 +473,7 @@ fi
 PARALLEL_ARGS=(
     "--tensor-model-parallel-size $TP"
     --sequence-parallel
+    --use-distributed-optimizer
 )
 if [ ! -f "$TRAIN_SCRIPT" ]; then
     echo "cannot find $TRAIN_SCRIPT; run from the repository root"

@@ -91,6 +91,7 @@ def settings_text(settings: RunSettings) -> str:
             "options": settings.options,
             "severity": {code: level.value for code, level in settings.severity.items()},
             "max-bytes": settings.max_bytes,
+            "target-versions": settings.targets.resolved(),
         },
         sort_keys=True,
         default=repr,

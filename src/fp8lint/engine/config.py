@@ -29,6 +29,7 @@ from collections.abc import Callable, Mapping
 from fp8lint.diagnostics import LocatedError, Severity
 from fp8lint.engine.units import parse_seconds, parse_size
 from fp8lint.records import field, record, replace
+from fp8lint.settings import Targets
 
 TYPE_CHECKING = False  # typing's import is a tenth of a pre-commit call
 if TYPE_CHECKING:
@@ -77,6 +78,7 @@ class Config:
     file_timeout: float | None = None  # seconds, 0: no limit
     cache: bool | None = None
     cache_dir: str | None = None  # as written: relative to `root`, `~` allowed
+    target_versions: Mapping[str, str] = field(default_factory=dict)  # framework -> release
     written: frozenset[str] = frozenset()  # the keys the file (not its parents) sets
 
     def settings_dict(self) -> dict[str, Any]:
@@ -98,6 +100,7 @@ class Config:
             "file-timeout": self.file_timeout,
             "cache": self.cache,
             "cache-dir": self.cache_dir,
+            "target-versions": Targets(dict(self.target_versions)).resolved(),
         }
 
 
@@ -155,6 +158,11 @@ def from_validated(data: Any, path: str) -> tuple[Config, str | None]:
         ):
             raise ValueError("bad file-timeout")
         cache_dir = _opt(data["cache_dir"], str)
+        targets = data["target_versions"]
+        if not isinstance(targets, dict) or not all(
+            isinstance(k, str) and isinstance(v, str) for k, v in targets.items()
+        ):
+            raise ValueError("bad target-versions")
         extend = _opt(data["extend"], str)
         cfg = Config(
             path=path,
@@ -173,6 +181,7 @@ def from_validated(data: Any, path: str) -> tuple[Config, str | None]:
             file_timeout=float(timeout) if timeout is not None else None,
             cache=_opt(data["cache"], bool),
             cache_dir=cache_dir,
+            target_versions=dict(targets),
             written=frozenset(_strs(data["written"])),
         )
     except (KeyError, TypeError) as exc:
@@ -286,6 +295,7 @@ def merge(parent: Config, child: Config) -> Config:
         extend_exclude=parent.extend_exclude + child.extend_exclude,
         per_file_ignores=parent.per_file_ignores + child.per_file_ignores,
         severity={**parent.severity, **child.severity},
+        target_versions={**parent.target_versions, **child.target_versions},
         options={
             code: {**parent.options.get(code, {}), **child.options.get(code, {})}
             for code in sorted(set(parent.options) | set(child.options))

@@ -106,6 +106,30 @@ def _non_empty(value: str) -> str:
     return value
 
 
+def _framework(value: str) -> str:
+    from fp8lint.settings import TARGETS
+
+    if value not in TARGETS:
+        raise Problem(f"names an unknown framework `{value}`" + _suggest(value, sorted(TARGETS)))
+    return value
+
+
+def _version(value: str) -> str:
+    from fp8lint.settings import version_tuple
+
+    try:
+        version_tuple(value)
+    except ValueError:
+        raise Problem(f"`{value}` is not a version (`2.20`, `0.19.2` or `main`)") from None
+    return value
+
+
+Framework = Annotated[str, AfterValidator(_framework)]
+Version = Annotated[
+    str,
+    AfterValidator(_version),
+    WithJsonSchema({"type": "string", "pattern": r"^(main|\d+(\.\d+){0,2})$"}),
+]
 Selector = Annotated[str, AfterValidator(_selector)]
 Selectors = list[Selector]
 Size = Annotated[
@@ -305,6 +329,13 @@ class ConfigFile(BaseModel):
     cache: bool | None = Field(
         None, description="false: neither read nor write the cache (as --no-cache)."
     )
+    target_versions: dict[Framework, Version] | None = Field(
+        None,
+        alias="target-versions",
+        description="Framework -> the release the checks assume (transformer-engine, "
+        "megatron-core, megatron-bridge; default: each one's newest release; `main`: its "
+        "unreleased branch).",
+    )
     cache_dir: Annotated[str, AfterValidator(_non_empty)] | None = Field(
         None,
         alias="cache-dir",
@@ -323,6 +354,7 @@ _EXPECTED = {
     "exclude": "must be a list of strings",
     "extend-exclude": "must be a list of strings",
     "per-file-ignores": "must be a table of glob = [codes]",
+    "target-versions": 'must be a table of framework = "version"',
     "severity": "must be a table of CODE = level",
     "options": "must be a table of option = value",
     "fail-on": f"must be one of {', '.join(LEVELS)}",
@@ -396,4 +428,5 @@ def validate(table: dict[str, Any]) -> dict[str, Any]:
         "file_timeout": cfg.file_timeout,
         "cache": cfg.cache,
         "cache_dir": cfg.cache_dir,
+        "target_versions": dict(cfg.target_versions or {}),
     }

@@ -12,7 +12,7 @@ from functools import partial
 
 from fp8lint.diagnostics import PARSE_ERROR, Applicability, Diagnostic, Fix, Related, Severity
 from fp8lint.records import replace
-from fp8lint.settings import RunSettings
+from fp8lint.settings import TARGETS_OPTION, RunSettings
 
 TYPE_CHECKING = False  # typing's import is a tenth of a pre-commit call
 if TYPE_CHECKING:
@@ -191,6 +191,7 @@ def apply_rules(sites: list[Fp8Site], settings: RunSettings, file: SourceFile) -
         rule = rule_cls()
         options = rule_cls.option_defaults()
         options.update(settings.options.get(rule_cls.code, {}))
+        options[TARGETS_OPTION] = settings.targets  # not a declarable name: never user-set
         for index, site in enumerate(sites):
             if site.framework == Framework.UNIDENTIFIED and not rule_cls.reads_unidentified:
                 continue  # keys of an unidentified family: no rule but FP8406 reads them

@@ -4,7 +4,7 @@ layers them; computed once per configuration and per-file-ignores combination.""
 from __future__ import annotations
 
 from fp8lint.records import replace
-from fp8lint.settings import PathRules, RunSettings, Selection
+from fp8lint.settings import PathRules, RunSettings, Selection, Targets
 
 TYPE_CHECKING = False  # typing's import is a tenth of a pre-commit call
 if TYPE_CHECKING:
@@ -96,5 +96,6 @@ class SettingsCache:
                 else cfg.file_timeout,
                 command_line=given,
                 plan_fixes=cli.plan_fixes,
+                targets=Targets({**cfg.target_versions, **cli.targets.versions}),
             )
         return self._cache[key]
