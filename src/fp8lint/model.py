@@ -414,6 +414,10 @@ class Fp8Site(BaseModel):
     num_layers: Setting[int] = _unset()
     gated_mlp: Setting[bool] = _unset()
     num_experts: Setting[int] = _unset()
+    # the MoE experts' FFN size (Megatron `--moe-ffn-hidden-size`; unset: the FFN size), and
+    # the FP4 recipe (`--fp4-recipe`: nvfp4 or custom; unset: nvfp4), for the GEMM shape checks
+    moe_ffn_hidden_size: Setting[int] = _unset()
+    fp4_recipe: Setting[str] = _unset()
     seq_length: Setting[int] = _unset()
     micro_batch_size: Setting[int] = _unset()
     # run length: the planned optimizer steps (`--train-iters`), and whether the run

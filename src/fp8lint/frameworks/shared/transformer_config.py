@@ -61,6 +61,7 @@ INT_FIELDS: dict[str, str] = {
     "num_query_groups": "num_query_groups",
     "num_layers": "num_layers",
     "num_experts": "num_moe_experts",
+    "moe_ffn_hidden_size": "moe_ffn_hidden_size",
     "seq_length": "seq_length",
     "micro_batch_size": "micro_batch_size",
     "world_size": "world_size",
@@ -196,6 +197,7 @@ FIELDS: tuple[tuple[str, str, Mapping[str, Any] | None], ...] = (
 )
 STRINGS = (
     ("fp4", "fp4"),
+    ("fp4_recipe", "fp4_recipe"),
     ("quantizer_factory", "fp8_quantizer_factory"),
     ("recompute_granularity", "recompute_granularity"),
 )
