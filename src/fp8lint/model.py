@@ -437,6 +437,8 @@ class Fp8Site(BaseModel):
     num_layers: Setting[int] = _unset()
     gated_mlp: Setting[bool] = _unset()
     num_experts: Setting[int] = _unset()
+    # the MoE experts' FFN size (Megatron `--moe-ffn-hidden-size`; unset: the FFN size)
+    moe_ffn_hidden_size: Setting[int] = _unset()
     seq_length: Setting[int] = _unset()
     micro_batch_size: Setting[int] = _unset()
     # run length: the planned optimizer steps (`--train-iters`), and whether the run

@@ -11,8 +11,9 @@ Optional[Literal['e4m3','hybrid']]`, `fp8_recipe`, `fp8_margin`, `fp8_interval`,
 `fp8_amax_history_len`, `fp8_amax_compute_algo: Literal['most_recent','max']`, `fp8_wgrad`,
 `fp8_dot_product_attention`, `fp8_multi_head_attention`, `tp_only_amax_red`,
 `first_last_layers_bf16`, `num_layers_at_{start,end}_in_bf16`; `gated_linear_unit`, default
-False); `megatron/core/enums.py` L12-19 (`Fp8Recipe`: tensorwise, delayed, mxfp8, blockwise,
-custom).  NeMo (NVIDIA/NeMo@8cfedd7203462cb251a914e700e5605444277561):
+False; `moe_ffn_hidden_size` L740, which `__post_init__` sets to `ffn_hidden_size` when unset,
+L1685-1687); `megatron/core/enums.py` L12-19 (`Fp8Recipe`: tensorwise, delayed, mxfp8,
+blockwise, custom).  NeMo (NVIDIA/NeMo@8cfedd7203462cb251a914e700e5605444277561):
 `nemo/lightning/pytorch/plugins/mixed_precision.py` (`MegatronMixedPrecision.__init__`,
 `DtypeConfig`); `examples/nlp/language_modeling/conf/megatron_gpt_config.yaml` L227-235 and
 `megatron_gpt_model.py` L2240-2247, L612 (NeMo 1.x's FP8 keys).
@@ -97,6 +98,7 @@ class TransformerConfigFp8(BaseModel):
     num_query_groups: Int | None = None
     num_layers: Int | None = None
     num_moe_experts: Int | None = None
+    moe_ffn_hidden_size: Int | None = None
     seq_length: Int | None = None
     micro_batch_size: Int | None = None
     world_size: Int | None = None

@@ -63,6 +63,7 @@ INT_FIELDS: dict[str, str] = {
     "num_query_groups": "num_query_groups",
     "num_layers": "num_layers",
     "num_experts": "num_moe_experts",
+    "moe_ffn_hidden_size": "moe_ffn_hidden_size",
     "seq_length": "seq_length",
     "micro_batch_size": "micro_batch_size",
     "world_size": "world_size",
