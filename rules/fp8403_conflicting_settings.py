@@ -338,22 +338,32 @@ def megatron_launch(site: Fp8Site, target: Targets) -> Iterator[Finding]:
 
 def _bf16_layer_counts(site: Fp8Site, raises: str) -> Iterator[Finding]:
     """transformer_config.py L1543-1559: with FP8 on and `first_last_layers_bf16`, each count
-    lies in 0..num_layers // PP (one pipeline stage's layers)."""
+    lies in 0..num_layers // PP (one pipeline stage's layers); below 0 whatever the layers."""
     if not (site.is_on and _true(site.first_last_layers_bf16)):
         return
     layers, pp = site.num_layers.value, site.pipeline_parallel.value
-    if not (site.num_layers.known and site.pipeline_parallel.known):
-        return
-    if not isinstance(layers, int) or not isinstance(pp, int) or pp < 1:
-        return
-    most = layers // pp
+    most: int | None = None
+    if (
+        site.num_layers.known
+        and site.pipeline_parallel.known
+        and isinstance(layers, int)
+        and isinstance(pp, int)
+        and pp >= 1
+    ):
+        most = layers // pp
     for count in (site.num_layers_at_start_in_bf16, site.num_layers_at_end_in_bf16):
         value = count.value
-        if not count.known or not isinstance(value, int) or 0 <= value <= most:
+        if not count.known or not isinstance(value, int):
             continue
-        stage = f"{layers} layers / PP {pp}" if pp > 1 else f"{layers} layers"
+        if value < 0:
+            message = f"{term(count)} is negative"
+        elif most is not None and value > most:
+            stage = f"{layers} layers / PP {pp}" if pp != 1 else f"{layers} layers"
+            message = f"{term(count)} is outside 0..{most} ({stage})"
+        else:
+            continue
         yield Finding(
             span=where(count, site),
-            message=f"{term(count)} is outside 0..{most} ({stage})",
+            message=message,
             note=f"{raises}: the BF16 layers must fit one pipeline stage",
         )

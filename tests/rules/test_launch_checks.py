@@ -275,3 +275,20 @@ def test_empty_history_is_dormant_when_fp8_is_off() -> None:
     assert [d.code for d in lint("run.sh", off, select=["FP8405"])] == ["FP8405"]
     on = RUN + "--fp8-format hybrid --fp8-amax-history-len 0\n"
     assert "FP8401" in {e[0] for e in _errors(on)}
+
+
+def test_a_negative_bf16_layer_count_needs_no_layer_count() -> None:
+    """Megatron-Bridge Python: the model's layers are elsewhere, but -1 is below 0 anyway."""
+    text = (
+        "from megatron.bridge.training.mixed_precision import MixedPrecisionConfig\n"
+        'cfg = MixedPrecisionConfig(fp8="hybrid", fp8_recipe="tensorwise",\n'
+        "    first_last_layers_bf16=True, num_layers_at_start_in_bf16=-1)\n"
+    )
+    assert ("FP8403", 3, 62) in _errors(text, "recipe.py")  # at `-1`
+    assert _errors(text.replace("=-1", "=2"), "recipe.py") == []
+
+
+def test_a_train_py_may_define_its_own_fp8_flags() -> None:
+    """Only Megatron's own `pretrain_*.py` programs are judged by Megatron's parser."""
+    assert [e[0] for e in _errors("torchrun pretrain_gpt.py --fp8-foo 1\n")] == ["FP8408"]
+    assert _errors("torchrun train.py --fp8-foo 1\n") == []

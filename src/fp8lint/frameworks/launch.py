@@ -186,8 +186,12 @@ def _megatron(
         kind = kind or f"Megatron-DeepSpeed launch command (`{os.path.basename(first.text)}`)"
         site = megatron.site_from_flags(flags, file.path, span, kind, edit, legacy=True)
         return _megatron_deepspeed(site)
-    kind = kind or f"Megatron launch command (`{os.path.basename(first.text)}`)"
-    return megatron.site_from_flags(flags, file.path, span, kind, edit, unread=unread)
+    program = os.path.basename(command[idx].text)
+    kind = kind or f"Megatron launch command (`{program}`)"
+    # a `train.py` may be any project's, with FP8 flags of its own: only Megatron's own
+    # `pretrain_*.py` (and flag variables written for them) are judged by its parser
+    own = not MEGATRON_SCRIPT.search(command[idx].text) or program.startswith("pretrain_")
+    return megatron.site_from_flags(flags, file.path, span, kind, edit, unread=unread, parser=own)
 
 
 # flags whose value is every word up to the next flag (`nargs="*"` in Megatron's parser)

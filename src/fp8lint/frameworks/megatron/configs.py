@@ -56,16 +56,20 @@ def site_from_flags(
     *,
     legacy: bool = False,
     unread: str | None = None,
+    parser: bool = True,
 ) -> Fp8Site:
     """A site from Megatron flags.  `legacy`: Megatron-DeepSpeed, whose `--fp8-hybrid` sets
     the format; otherwise an FP8/FP4 flag Megatron-LM does not define is a note (FP8408).
     `unread`: a word of the command that could not be read (`$EXTRA_ARGS`), which may give
-    any flag: the launch checks' training flags are then unknown where not written."""
+    any flag: the launch checks' training flags are then unknown where not written.
+    `parser` False: a program that may add flags of its own (`train.py`), so an FP8 flag
+    Megatron-LM does not define is not judged, and sets nothing."""
     profile = replace(MEGATRON_FLAGS, kind=kind, edit=edit)
     if unread is not None:
         profile = replace(profile, defaults=_Without(MEGATRON_DEFAULTS, _TRAINING_FLAGS))
-    notes = [] if legacy else unknown_flag_notes(flags)
-    fields = fields_from_flags(flags, legacy=legacy, parser=not legacy)
+    strict = parser and not legacy
+    notes = unknown_flag_notes(flags) if strict else []
+    fields = fields_from_flags(flags, legacy=legacy, parser=strict)
     site = build_site(fields, profile, path, site_span, notes=notes)
     if unread is None:
         return site
