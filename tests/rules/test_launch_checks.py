@@ -292,3 +292,14 @@ def test_a_train_py_may_define_its_own_fp8_flags() -> None:
     """Only Megatron's own `pretrain_*.py` programs are judged by Megatron's parser."""
     assert [e[0] for e in _errors("torchrun pretrain_gpt.py --fp8-foo 1\n")] == ["FP8408"]
     assert _errors("torchrun train.py --fp8-foo 1\n") == []
+
+
+def test_a_switch_takes_no_value() -> None:
+    """`action="store_true"`: a value after the flag is a word argparse cannot place.  In
+    `MODEL_ARGS:`, `true` is the bare flag and `false` the word `false`."""
+    yaml = "MODEL_ARGS:\n  --fp8-format: hybrid\n  --fp8-output-proj: false\n"
+    assert ("FP8401", 3, 22) in _errors(yaml, "model_config.yaml")
+    assert "FP8401" not in {e[0] for e in _errors(yaml.replace("false", "true"), "m.yaml")}
+    shell = RUN + "--fp8-format hybrid --fp8-recipe mxfp8 --fp8-output-proj true\n"
+    assert ("FP8401", 1, shell.rindex("true") + 1) in _errors(shell)
+    assert _errors(shell.replace(" true\n", "\n")) == []

@@ -19,6 +19,7 @@ from fp8lint.frameworks.shared.base import Arg
 from fp8lint.frameworks.shared.megatron_flags import (
     FLAG_KEYS,
     FLAGS,
+    SWITCHES,
     fields_from_flags,
     unknown_flag,
 )
@@ -69,8 +70,16 @@ def site_from_flags(
         profile = replace(profile, defaults=_Without(MEGATRON_DEFAULTS, _TRAINING_FLAGS))
     strict = parser and not legacy
     notes = unknown_flag_notes(flags) if strict else []
+    refused: list[SourceNote] = []
+    if strict:
+        refused, bad = switch_values(flags)
+        flags = {
+            flag: replace(arg, known=False) if flag in bad else arg for flag, arg in flags.items()
+        }
     fields = fields_from_flags(flags, legacy=legacy, parser=strict)
     site = build_site(fields, profile, path, site_span, notes=notes)
+    if refused:
+        site = site.model_copy(update={"invalid": [*site.invalid, *refused]})
     if unread is None:
         return site
     return _unread_note(site, unread)
@@ -118,6 +127,28 @@ def _unread_note(site: Fp8Site, unread: str) -> Fp8Site:
                 known=False, note=f"`{unread}` is not read and may set it"
             )
     return site.model_copy(update=update)
+
+
+def switch_values(flags: Mapping[str, Arg]) -> tuple[list[SourceNote], set[str]]:
+    """An FP8401 note for each FP8/FP4 switch given a value (`--fp8-param-gather false`):
+    argparse refuses the word, and the switch is then unknown (the names returned)."""
+    notes: list[SourceNote] = []
+    bad: set[str] = set()
+    for flag, arg in flags.items():
+        if flag not in SWITCHES or not arg.known or arg.value is True:
+            continue
+        shown = arg.raw if arg.raw is not None else str(arg.value).lower()
+        notes.append(
+            SourceNote.model_construct(
+                kind="invalid-value",
+                key=flag,
+                span=arg.value_span,
+                message=f"`{flag}` is a switch: the parser refuses the value {shown}",
+                why="Megatron's parser stops the launch on a word it cannot place",
+            )
+        )
+        bad.add(flag)
+    return notes, bad
 
 
 def unknown_flag_notes(flags: Mapping[str, Arg]) -> list[SourceNote]:

@@ -62,6 +62,25 @@ KNOWN = frozenset(
         "--moe-router-padding-for-fp8",
     }
 )
+# the FP8/FP4 switches among them (`action="store_true"`): a value after one is a word the
+# parser cannot place ("unrecognized arguments: false"); a functional-test `MODEL_ARGS:` entry
+# `true` is the bare flag, `false` is written as the word `false`
+# (tests/functional_tests/shell_test_utils/_run_training.sh L131-160)
+SWITCHES = frozenset(
+    {
+        "--no-fp8-wgrad",
+        "--disable-fp8-wgrad",
+        "--fp8-output-proj",
+        "--fp8-param-gather",
+        "--fp4-param-gather",
+        "--reuse-grad-buf-for-mxfp8-param-ag",
+        "--keep-fp8-transpose-cache",
+        "--moe-router-padding-for-fp8",
+        "--moe-router-padding-for-quantization",
+        "--first-last-layers-bf16",
+    }
+)
+
 # flags people write that Megatron-LM does not define, and what to write instead
 INSTEAD = {
     "--fp8-hybrid": "use `--fp8-format hybrid`",
