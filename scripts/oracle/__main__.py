@@ -83,6 +83,7 @@ def run_frameworks(
             continue
         job_file = workdir / f"jobs-{n}.jsonl"
         out_file = workdir / f"results-{n}.jsonl"
+        out_file.unlink(missing_ok=True)  # never read an earlier run's verdicts
         job_file.write_text("".join(json.dumps(j) + "\n" for j in shard))
         cmd = [
             str(env.python),

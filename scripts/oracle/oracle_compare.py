@@ -188,7 +188,8 @@ def report(
     randoms = [r for r in rows if r.case.check is None]
     out: list[str] = ["# fp8lint against the frameworks' own launch validation", ""]
     out += [*header, ""]
-    out += _targeted_section(targeted, skipped, no_passing)
+    if targeted:
+        out += _targeted_section(targeted, skipped, no_passing)
     out += _random_section(randoms, seed)
     harness = [r for r in rows if not r.counted]
     out += ["## Harness errors (not counted)", ""]
@@ -310,10 +311,12 @@ def summary_lines(rows: Sequence[Row]) -> list[str]:
     randoms = [r for r in rows if r.case.check is None and r.counted]
     rej = [r for r in targeted if r.outcome == "rejected"]
     acc = [r for r in targeted if r.outcome == "accepted"]
-    lines = [
-        f"targeted: {sum(1 for r in rej if r.errors)}/{len(rej)} framework rejections caught, "
-        f"{sum(1 for r in acc if r.errors)}/{len(acc)} false errors",
-    ]
+    lines = []
+    if targeted:
+        lines.append(
+            f"targeted: {sum(1 for r in rej if r.errors)}/{len(rej)} framework rejections "
+            f"caught, {sum(1 for r in acc if r.errors)}/{len(acc)} false errors"
+        )
     if randoms:
         agree = sum(1 for r in randoms if r.agrees)
         lines.append(f"random: {agree}/{len(randoms)} agree ({100.0 * agree / len(randoms):.1f} %)")
