@@ -68,8 +68,8 @@ class InvalidValue(Rule):
             yield Finding(
                 span=where(history, site),
                 message=f"amax history length {history.value}: delayed scaling needs at least 1",
-                note="TE allocates an amax history of that many rows; with none, the first FP8 "
-                "step has no amax to scale from",
+                note="TE's DelayedScaling accepts it, but the first FP8 step reads row 0 of the "
+                "amax history, which then does not exist",
             )
 
 

@@ -150,7 +150,9 @@ def main(argv: list[str] | None = None) -> int:
     oracle_env.log(f"frameworks: {len(verdicts)} verdicts in {framework_s:.0f} s")
 
     t0 = time.monotonic()
-    findings, failed = run_fp8lint([paths[c.id] for c in cases], options.fp8lint_python, REPO)
+    findings, failed = run_fp8lint(
+        [paths[c.id] for c in cases], options.fp8lint_python, REPO, workdir
+    )
     fp8lint_s = time.monotonic() - t0
     oracle_env.log(f"fp8lint: {fp8lint_s:.0f} s")
 

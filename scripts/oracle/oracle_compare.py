@@ -53,10 +53,17 @@ class Row:
         return (self.outcome == "rejected") == bool(self.errors)
 
 
+# the releases the oracle runs: Megatron-LM d98e8a64 is a megatron-core 0.20 pre-release (its
+# main branch), TE's recipe file is 2.20.2's; fp8lint is told so, as a user would tell it
+TARGETS = 'target-versions = { megatron-core = "main", transformer-engine = "2.20" }\n'
+
+
 def run_fp8lint(
-    paths: Sequence[Path], python: str, repo: Path
+    paths: Sequence[Path], python: str, repo: Path, workdir: Path
 ) -> tuple[dict[str, list[Finding]], dict[str, str]]:
     """Findings per file (resolved path); a chunk whose run failed names its error."""
+    config = workdir / "fp8lint-oracle.toml"
+    config.write_text(TARGETS)
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(
         [str(repo / "src"), str(repo), *filter(None, [env.get("PYTHONPATH")])]
@@ -67,6 +74,7 @@ def run_fp8lint(
     for start in range(0, len(paths), CHUNK):
         chunk = [str(p) for p in paths[start : start + CHUNK]]
         cmd = [python, "-m", "fp8lint", "check", "--output-format", "json", "--no-cache"]
+        cmd += ["--config", str(config)]
         done = subprocess.run(
             [*cmd, "--exit-zero", *chunk], capture_output=True, text=True, env=env
         )

@@ -303,3 +303,22 @@ def test_a_switch_takes_no_value() -> None:
     shell = RUN + "--fp8-format hybrid --fp8-recipe mxfp8 --fp8-output-proj true\n"
     assert ("FP8401", 1, shell.rindex("true") + 1) in _errors(shell)
     assert _errors(shell.replace(" true\n", "\n")) == []
+
+
+def test_a_mapping_s_delayed_only_values_matter_only_to_the_delayed_recipe() -> None:
+    """No argparse reads a TransformerConfig mapping: a bad margin reaches TE (and fails) only
+    under the delayed recipe; the command line refuses it whatever the recipe."""
+    mapping = "fp8: hybrid\nfp8_recipe: tensorwise\nfp8_margin: 0.5\nfp8_amax_history_len: 1\n"
+    assert _errors(mapping, "tc.yaml") == []
+    assert ("FP8401", 3, 13) in _errors(mapping.replace("tensorwise", "delayed"), "tc.yaml")
+    off = mapping.replace("fp8: hybrid", "fp8: null").replace("tensorwise", "delayed")
+    assert _errors(off, "tc.yaml") == []
+    shell = RUN + "--fp8-format hybrid --fp8-recipe tensorwise --fp8-margin 0.5\n"
+    assert "FP8401" in {e[0] for e in _errors(shell)}
+
+
+def test_an_empty_format_in_a_mapping_is_fp8_off() -> None:
+    """`if self.fp8:` is false for an empty string; argparse has no empty choice."""
+    mapping = 'fp8: ""\nfp8_recipe: delayed\nfp8_margin: 0\n'
+    assert _errors(mapping, "tc.yaml") == []
+    assert "FP8401" in {e[0] for e in _errors(RUN + '--fp8-format ""\n')}

@@ -9,6 +9,7 @@ functional-test `model_config.yaml`, `true` means the bare flag
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator, Mapping
 from dataclasses import replace
 from typing import Any
@@ -31,7 +32,7 @@ from fp8lint.frameworks.shared.transformer_config import (
     build_site,
 )
 from fp8lint.frameworks.shared.tree_args import args_of_map, edit_info
-from fp8lint.model import EditInfo, Fp8Site, Framework, SourceNote, Span
+from fp8lint.model import EditInfo, Fp8Site, Framework, Recipe, SourceNote, Span
 
 MEGATRON_DEFAULTS = SurfaceDefaults("megatron")
 # a mapping holds TransformerConfig fields only: the training flags (`--use-distributed-
@@ -46,6 +47,11 @@ MEGATRON_FLAGS = Profile(
     keys=FLAGS,
     kind="Megatron command-line flags",
 )
+
+
+# a `MODEL_ARGS:` value the functional-test runner strips of its brackets
+# (tests/functional_tests/shell_test_utils/_run_training.sh L148-151)
+_BRACKETED = re.compile(r"\[[^\]]+\]")
 
 
 def site_from_flags(
@@ -190,6 +196,8 @@ def from_model_args(file: SourceFile, doc: Document) -> list[Fp8Site]:
                 arg = replace(arg, known=False, note=f"`{arg.value}` is filled in by the launcher")
             if arg.value is None and arg.known:
                 arg = replace(arg, value=True)  # an empty value is the bare flag
+            elif isinstance(arg.value, str) and _BRACKETED.fullmatch(arg.value):
+                arg = replace(arg, value=arg.value[1:-1])  # `"[a b]"` is the words `a b`
             flags[name] = arg
         span = file.span(key.start, value.end)
         edit = edit_info(file, doc, value, FLAG_KEYS)
@@ -251,6 +259,9 @@ def from_transformer_config(file: SourceFile, doc: Document) -> list[Fp8Site]:
             # mapping it is spelled `fp8_param` (Megatron-LM @d98e8a64 transformer_config.py
             # L602; `--yaml-cfg` reads it by that name, yaml_arguments.py)
             fields["fp8_param_gather"] = fields.pop("fp8_param")
+        listed = _list_arg(file, mapping, "recompute_modules", spell)
+        if listed is not None:
+            fields.setdefault("recompute_modules", listed)
         if "fp4_param" in fields and "fp4_param_gather" not in fields:
             fields["fp4_param_gather"] = fields.pop("fp4_param")  # the same, for FP4 (L683)
         target = mapping.get("_target_")
@@ -274,8 +285,47 @@ def from_transformer_config(file: SourceFile, doc: Document) -> list[Fp8Site]:
         checkpointing = _switch(file, root, path, "activation_checkpointing")
         if checkpointing is not None:
             fields = _recompute(fields, checkpointing)
-        sites.append(build_site(fields, profile, file.path, span, switch=switch))
+        site = build_site(fields, profile, file.path, span, switch=switch)
+        sites.append(_unread_by_the_recipe(site, profile))
     return sites
+
+
+# the fields only a delayed recipe reads: Megatron passes them to TE's DelayedScaling alone
+# (megatron/core/fp8_utils.py L771-795), so a mapping's bad value elsewhere reaches nothing
+_DELAYED_ONLY = ("fp8_margin", "fp8_interval", "fp8_amax_history_len", "fp8_amax_compute_algo")
+
+
+def _unread_by_the_recipe(site: Fp8Site, profile: Profile) -> Fp8Site:
+    """A `TransformerConfig` mapping is not argparse: no `type=int` and no `choices` check its
+    values.  A bad delayed-scaling value is refused only when TE's `DelayedScaling` is built
+    from it, so with FP8 off or another recipe it is no FP8401 error (the command line,
+    where argparse checks every flag, keeps it)."""
+    if not site.invalid:
+        return site
+    reaches = site.enabled.value is not False and site.recipe.value in (None, Recipe.DELAYED)
+    if reaches and not (site.recipe.known is False and site.recipe.written):
+        return site
+    keys = {profile.key(name) for name in _DELAYED_ONLY}
+    kept = [note for note in site.invalid if note.key not in keys]
+    return site if len(kept) == len(site.invalid) else site.model_copy(update={"invalid": kept})
+
+
+def _list_arg(file: SourceFile, mapping: Node, key: str, spell: str) -> Arg | None:
+    """A list of plain strings (`recompute_modules: [core_attn, layernorm]`) as one Arg; None
+    when the key is missing, not a list, or holds anything but plain strings."""
+    pair = mapping.get(key)
+    if pair is None or not pair[1].is_seq:
+        return None
+    node = pair[1].deref()
+    values = [child.deref() for child in node.value]
+    if not values or not all(v.kind == "scalar" and isinstance(v.value, str) for v in values):
+        return None
+    return Arg(
+        key=spell.replace("{key}", key),
+        value=[str(v.value) for v in values],
+        span=file.span(pair[0].start, node.end),
+        value_span=file.span_of(node),
+    )
 
 
 def _switch(file: SourceFile, root: Node, path: tuple[str, ...], key: str) -> Arg | None:

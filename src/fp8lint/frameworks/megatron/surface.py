@@ -22,11 +22,11 @@ from __future__ import annotations
 
 from typing import Any, get_args
 
-from pydantic import BaseModel, ConfigDict, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 from pydantic_core import PydanticCustomError
 
 from fp8lint.frameworks.shared.megatron_flags import flag_of
-from fp8lint.frameworks.shared.tc_surface import TransformerConfigFp8
+from fp8lint.frameworks.shared.tc_surface import Fp8FormatName, TransformerConfigFp8
 
 
 def _int_fields() -> tuple[str, ...]:
@@ -55,6 +55,9 @@ class MegatronArgs(TransformerConfigFp8):
         field_title_generator=lambda name, _info: flag_of(name),
         title="Megatron-LM FP8 flags",
     )
+
+    # argparse's choices: a format or nothing (no `false`, no empty string)
+    fp8: Fp8FormatName | None = Field(None, description="FP8 format (`--fp8-format`)")
 
     # negated spellings (read before validation; here for editors)
     no_fp8_wgrad: bool | None = None

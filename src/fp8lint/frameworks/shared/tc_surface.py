@@ -59,8 +59,8 @@ class TransformerConfigFp8(BaseModel):
 
     model_config = SECTION
 
-    fp8: Fp8FormatName | Literal[False] | None = Field(
-        None, description="FP8 format; any value but null turns FP8 on"
+    fp8: Fp8FormatName | Literal[False, ""] | None = Field(
+        None, description="FP8 format; null, false or an empty string: FP8 off"
     )
     fp8_recipe: Fp8RecipeName = "delayed"
     fp8_margin: Int = 0

@@ -299,7 +299,7 @@ def _format(
     if "fp8" not in checked.values:  # rejected by the surface
         return written(arg, True), surfaces.rejected(arg)
     value = checked.values["fp8"]
-    if value in (None, False):
+    if value in (None, False, ""):  # `if self.fp8:` is false for each (`__post_init__`)
         return written(arg, False), unknown
     return written(arg, True), written(arg, FORMATS[value])
 
@@ -370,6 +370,8 @@ def _fields(
         elif arg is None and choices is None:
             continue  # no default: the site leaves it unset
         elif arg is not None and arg.known and checked.values.get(cfg_name, 0) is None:
+            if cfg_name in OFF_BY_NONE:  # `fp4: null` is FP4 off, as written
+                values[model_name] = written(arg, None)
             continue  # `ffn_hidden_size: null` means "derive it"
         else:
             values[model_name] = surfaces.setting_of(arg, checked, cfg_name, convert=convert)
