@@ -283,13 +283,17 @@ def test_history_below_one_is_an_error_under_delayed_scaling(
 def test_serialized_nemo2_config_is_checked_against_the_nemo2_surface() -> None:
     text = (
         "model:\n  config:\n    _target_: nemo.collections.llm.gpt.model.llama.Llama3Config8B\n"
-        "    fp8: hybrid\n    fp8_recipe: tensorwise\n    fp8_margin: two\n"
+        "    fp8: hybrid\n    fp8_recipe: delayed\n    fp8_margin: two\n"
     )
     diags, sites = lint_text("io.yaml", text, "yaml", RunSettings())
     assert [s.framework for s in sites] == ["nemo2"]
     assert [(d.code, d.line, d.column) for d in diags if d.code == "FP8401"] == [
         ("FP8401", *position(text, "two"))
     ]
+    # under a recipe that never reads the margin, it reaches nothing that would refuse it
+    other = text.replace("delayed", "tensorwise")
+    diags, _ = lint_text("io.yaml", other, "yaml", RunSettings())
+    assert not [d for d in diags if d.code == "FP8401"]
 
 
 def test_te_format_member_that_does_not_exist_is_reported_at_the_member() -> None:
