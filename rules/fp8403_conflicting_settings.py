@@ -142,7 +142,7 @@ def _fp4_on(site: Fp8Site) -> bool | None:
     """FP4 on (`--fp4-format` given), off (known absent), or unknown."""
     if not site.fp4.known:
         return None
-    return site.fp4.value is not None
+    return bool(site.fp4.value)
 
 
 def _gtp(site: Fp8Site) -> Setting[Any] | None:

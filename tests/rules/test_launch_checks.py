@@ -322,3 +322,15 @@ def test_an_empty_format_in_a_mapping_is_fp8_off() -> None:
     mapping = 'fp8: ""\nfp8_recipe: delayed\nfp8_margin: 0\n'
     assert _errors(mapping, "tc.yaml") == []
     assert "FP8401" in {e[0] for e in _errors(RUN + '--fp8-format ""\n')}
+
+
+def test_a_mapping_reads_fp4_and_the_recipes_as_transformer_config_does() -> None:
+    """`if self.fp4:` takes any non-empty string, get_fp4_recipe reads only the recipe; a
+    recipe is compared (and refused) only when its format is on; `fp8: true` beside
+    Megatron's `fp8_recipe` is refused by get_fp8_recipe."""
+    assert _errors("fp4: nvfp4\nfp8: null\nfp8_recipe: delayed\nfp8_margin: 0\n", "tc.yaml") == []
+    off = 'fp8: ""\nfp8_recipe: MXFP8\nfp8_margin: 0\n'
+    assert _errors(off, "tc.yaml") == []
+    assert ("FP8401", 2, 13) in _errors(off.replace('""', "hybrid"), "tc.yaml")
+    true = "fp8: true\nfp8_recipe: tensorwise\nfp8_margin: 0\n"
+    assert ("FP8401", 1, 6) in _errors(true, "tc.yaml")

@@ -211,7 +211,9 @@ def _is_transformer_config(node: Node) -> bool:
     keys = set(node.keys())
     pair = node.get("fp8")
     if pair is not None and pair[1].deref().kind == "scalar" and pair[1].deref().value is True:
-        return False
+        # another stack's switch (NeMo 1.x, LLaMA-Factory), unless the mapping names
+        # Megatron's recipe and none of NeMo 1.x's own keys: then `get_fp8_recipe` refuses it
+        return "fp8_recipe" in keys and not (_NEMO1_KEYS & keys)
     return (
         "fp8" in keys
         and any(
@@ -220,6 +222,9 @@ def _is_transformer_config(node: Node) -> bool:
         )
         and not ({"fp8_hybrid", "fp8_e4m3"} & keys)
     )
+
+
+_NEMO1_KEYS = frozenset({"fp8_hybrid", "fp8_e4m3", "transformer_engine", "mcore_gpt"})
 
 
 def from_transformer_config(file: SourceFile, doc: Document) -> list[Fp8Site]:
@@ -302,11 +307,16 @@ def _unread_by_the_recipe(site: Fp8Site, profile: Profile) -> Fp8Site:
     where argparse checks every flag, keeps it)."""
     if not site.invalid:
         return site
-    reaches = site.enabled.value is not False and site.recipe.value in (None, Recipe.DELAYED)
-    if reaches and not (site.recipe.known is False and site.recipe.written):
-        return site
-    keys = {profile.key(name) for name in _DELAYED_ONLY}
-    kept = [note for note in site.invalid if note.key not in keys]
+    unread: set[str] = set()
+    if site.enabled.value is False:  # no FP8 recipe is built: get_fp8_recipe never runs
+        unread |= {profile.key(name) for name in ("fp8_recipe", *_DELAYED_ONLY)}
+    elif site.recipe.value not in (None, Recipe.DELAYED) or (
+        site.recipe.written and not site.recipe.known
+    ):
+        unread |= {profile.key(name) for name in _DELAYED_ONLY}
+    if site.fp4.known and not site.fp4.value:  # FP4 off: get_fp4_recipe never runs
+        unread.add(profile.key("fp4_recipe"))
+    kept = [note for note in site.invalid if note.key not in unread]
     return site if len(kept) == len(site.invalid) else site.model_copy(update={"invalid": kept})
 
 

@@ -26,7 +26,11 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 from pydantic_core import PydanticCustomError
 
 from fp8lint.frameworks.shared.megatron_flags import flag_of
-from fp8lint.frameworks.shared.tc_surface import Fp8FormatName, TransformerConfigFp8
+from fp8lint.frameworks.shared.tc_surface import (
+    Fp4FormatName,
+    Fp8FormatName,
+    TransformerConfigFp8,
+)
 
 
 def _int_fields() -> tuple[str, ...]:
@@ -58,6 +62,7 @@ class MegatronArgs(TransformerConfigFp8):
 
     # argparse's choices: a format or nothing (no `false`, no empty string)
     fp8: Fp8FormatName | None = Field(None, description="FP8 format (`--fp8-format`)")
+    fp4: Fp4FormatName | None = Field(None, description="FP4 format (`--fp4-format`)")
 
     # negated spellings (read before validation; here for editors)
     no_fp8_wgrad: bool | None = None

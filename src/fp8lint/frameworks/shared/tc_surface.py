@@ -79,7 +79,9 @@ class TransformerConfigFp8(BaseModel):
     fp8_quantizer_factory: str | None = None
     # FP4 (`fp4_param` is `--fp4-param-gather` on the command line, as `fp8_param` is
     # `--fp8-param-gather`); transformer_config.py L673-692
-    fp4: Fp4FormatName | None = None
+    # any non-empty string turns FP4 on (`if self.fp4:`; get_fp4_recipe reads the recipe
+    # only): the command line is stricter (`megatron.surface`)
+    fp4: str | None = None
     fp4_recipe: Fp4RecipeName | None = "nvfp4"
     fp4_param_gather: bool | None = False
     fp4_quantizer_factory: str | None = None

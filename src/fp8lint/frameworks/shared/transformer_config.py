@@ -40,7 +40,6 @@ RECIPES = {
     "custom": Recipe.CUSTOM,
 }
 FORMATS = {"e4m3": Fp8Format.E4M3, "hybrid": Fp8Format.HYBRID}
-FP4_FORMATS = {"e2m1": "e2m1"}
 FP4_RECIPES = {"nvfp4": "nvfp4", "custom": "custom"}
 ALGOS = {"max": AmaxAlgo.MAX, "most_recent": AmaxAlgo.MOST_RECENT}
 GATED_ACTIVATIONS = {"swiglu", "fast-swiglu", "geglu", "fast-geglu", "reglu", "fast-reglu"}
@@ -212,7 +211,7 @@ def as_bool(value: Any) -> bool | None:
 FIELDS: tuple[tuple[str, str, Mapping[str, Any] | None], ...] = (
     ("recipe", "fp8_recipe", RECIPES),
     ("amax_compute_algo", "fp8_amax_compute_algo", ALGOS),
-    ("fp4", "fp4", FP4_FORMATS),
+    ("fp4", "fp4", None),
     ("fp4_recipe", "fp4_recipe", FP4_RECIPES),
     ("moe_token_dispatcher", "moe_token_dispatcher_type", None),
     *((model, cfg, None) for model, cfg in INT_FIELDS.items()),
@@ -373,6 +372,8 @@ def _fields(
             if cfg_name in OFF_BY_NONE:  # `fp4: null` is FP4 off, as written
                 values[model_name] = written(arg, None)
             continue  # `ffn_hidden_size: null` means "derive it"
+        elif arg is not None and cfg_name in OFF_BY_NONE and checked.values.get(cfg_name) == "":
+            values[model_name] = written(arg, None)  # `fp4: ""` is off too (`if self.fp4:`)
         else:
             values[model_name] = surfaces.setting_of(arg, checked, cfg_name, convert=convert)
 
