@@ -18,6 +18,7 @@ from fp8lint.frameworks.shared.base import Arg, default, written
 from fp8lint.frameworks.shared.te_recipes import (
     ALGOS,
     CHECKED,
+    CONSTRUCTED,
     FORMATS,
     TE,
     checked_setting,
@@ -26,7 +27,7 @@ from fp8lint.frameworks.shared.te_recipes import (
     keywords,
 )
 from fp8lint.frameworks.shared.te_recipes import CLASSES as CLASSES  # python_sites reads it
-from fp8lint.model import AmaxScope, Fp8Site, Framework, Recipe, Setting, SourceNote
+from fp8lint.model import AmaxScope, Fp8Format, Fp8Site, Framework, Recipe, Setting, SourceNote
 
 if TYPE_CHECKING:
     import libcst as cst
@@ -91,11 +92,15 @@ def imported_from_te(module: str) -> bool:
 
 
 def recipe_site(ctx: Context, tgt: Target) -> Fp8Site:
-    """A recipe call: every keyword its class has, and TE's defaults for the rest."""
+    """A recipe call: every keyword its class has, and TE's defaults for the rest; and what
+    the class refuses when it is built (`te/construct.py`)."""
+    from fp8lint.frameworks.shared.te_surface import RECIPES
+
     call, cls = tgt.call, tgt.name
     call_span = ctx.span(call)
-    kw = ctx.keywords(call)
-    kw.update(ctx.overrides(call))
+    own = ctx.keywords(call)
+    later = dict(ctx.overrides(call))
+    kw = {**own, **later}
     allowed = keywords(cls)
     values: dict[str, Setting[Any]] = {
         "enabled": Setting[bool].model_construct(
@@ -110,26 +115,40 @@ def recipe_site(ctx: Context, tgt: Target) -> Fp8Site:
             raw=ctx.text(tgt.callee),
         ),
     }
-    # every value this recipe has, validated at once against TE's surface
-    args = {key: val.arg for key, val in kw.items() if key in allowed and key in CHECKED}
-    algo = kw.get("amax_compute_algo") if "amax_compute_algo" in allowed else None
-    if algo is not None and algo.arg.known:
-        args["amax_compute_algo"] = algo.arg
-    fmt_val = kw.get("fp8_format")
-    fmt_arg = _format_arg(ctx, fmt_val) if fmt_val is not None else None
-    if fmt_arg is not None:
-        args["fp8_format"] = fmt_arg
-    checked = surfaces.check("te", args)
-    invalid: list[SourceNote] = list(checked.invalid)
+    invalid: list[SourceNote] = []
+    notes: list[SourceNote] = []
+    # the call's own keywords, against the class's model: pydantic's coercion, then
+    # `__post_init__`'s assertions; `r.key = value` afterwards, against the keyword types
+    # only (pydantic does not validate an assignment, and no `__post_init__` runs)
+    built = surfaces.check_model(RECIPES[cls], _validated(ctx, own, allowed, invalid, True))
+    after = surfaces.check("te", _validated(ctx, later, allowed, invalid, False))
+    invalid[:0] = built.invalid
+    invalid.extend(after.invalid)
+    checked = surfaces.Checked(
+        values={k: v for k, v in built.values.items() if k not in later} | after.values
+    )
+    if cls == "Float8BlockScaling":
+        invalid.extend(_block_checks(ctx, tgt, own, built, notes))
 
-    if fmt_arg is None:
+    fmt_val = kw.get("fp8_format")
+    if cls == "CustomRecipe":
+        values["fmt"] = Setting[Fp8Format].model_construct(
+            known=False,
+            provenance="derived",
+            key="qfactory",
+            span=call_span,
+            note="a custom recipe's quantizer factory picks each tensor's format",
+        )
+    elif fmt_val is None:
         values["fmt"] = default(default_format(cls), TE, "fp8_format", call_span)
-    elif not fmt_arg.known:
-        values["fmt"] = written(fmt_arg, None)
-    elif checked.ok("fp8_format"):
-        values["fmt"] = written(fmt_arg, FORMATS[checked.values["fp8_format"]])
     else:
-        values["fmt"] = ctx.unreadable(fmt_arg)
+        fmt_arg = _format_arg(ctx, fmt_val)[0]
+        if not fmt_arg.known:
+            values["fmt"] = written(fmt_arg, None)
+        elif checked.ok("fp8_format"):
+            values["fmt"] = written(fmt_arg, FORMATS[checked.values["fp8_format"]])
+        else:
+            values["fmt"] = ctx.unreadable(fmt_arg)
     te_defaults: dict[str, Any] = {}
     if cls == "DelayedScaling":
         te_defaults = {
@@ -144,6 +163,7 @@ def recipe_site(ctx: Context, tgt: Target) -> Fp8Site:
             values[key] = checked_setting(ctx, val.arg, checked, key)
         elif key in te_defaults:
             values[key] = default(te_defaults[key], TE, key, call_span)
+    algo = kw.get("amax_compute_algo") if "amax_compute_algo" in allowed else None
     if algo is not None:
         values["amax_compute_algo"] = (
             checked_setting(ctx, algo.arg, checked, "amax_compute_algo", ALGOS)
@@ -168,14 +188,73 @@ def recipe_site(ctx: Context, tgt: Target) -> Fp8Site:
         kind=f"Transformer Engine {cls}(...)",
         span=call_span,
         invalid=invalid,
+        notes=notes,
         edit=ctx.edit_info(call, KEYS),
         **cast("dict[str, Any]", values),  # keys are Setting fields
     )
 
 
-def _format_arg(ctx: Context, val: Val) -> Arg:
-    """`Format.E4M3` (however `Format` is reached) as the member's name; anything else as
-    read (a string as written; an expression fp8lint cannot read stays unknown)."""
+def _validated(
+    ctx: Context,
+    kw: dict[str, Val],
+    allowed: frozenset[str],
+    invalid: list[SourceNote],
+    construction: bool,
+) -> dict[str, Arg]:
+    """The keywords of `kw` a model validates as written (those only construction checks
+    too, for a call's own keywords), a `Format` member by its name; a `Format` written as a
+    string is refused here (into `invalid`)."""
+    from fp8lint.frameworks.te import construct
+
+    out = {
+        key: val.arg
+        for key, val in kw.items()
+        if key in allowed
+        and (key in CHECKED or key == "amax_compute_algo" or (construction and key in CONSTRUCTED))
+    }
+    for key in construct.FORMAT_KEYS:
+        val = kw.get(key)
+        if val is None or key not in allowed:
+            continue
+        arg, member = _format_arg(ctx, val)
+        note = None if member else construct.format_string(arg)
+        if note is not None:
+            invalid.append(note)
+        else:
+            out[key] = arg
+    return out
+
+
+def _block_checks(
+    ctx: Context,
+    tgt: Target,
+    own: dict[str, Val],
+    built: surfaces.Checked,
+    notes: list[SourceNote],
+) -> list[SourceNote]:
+    """`Float8BlockScaling`'s checks of more than one keyword's type: split accumulation in
+    each GEMM (FP8401 notes, returned) and no two 2D block dimensions (a conflict, into
+    `notes`)."""
+    from fp8lint.frameworks.te import construct
+
+    out = []
+    for key in construct.GEMMS:
+        val = own.get(key)
+        note = construct.split_accumulator(ctx, val, imported_from_te) if val else None
+        if note is not None:
+            out.append(note)
+    # an unwritten dimension is TE's default unless a positional or `**` argument may set it
+    others = [a for a in tgt.call.args if a.keyword is None and a.value is not tgt.callee]
+    conflict = construct.two_2d_blocks(own, built.values, defaults_apply=not others)
+    if conflict is not None:
+        notes.append(conflict)
+    return out
+
+
+def _format_arg(ctx: Context, val: Val) -> tuple[Arg, bool]:
+    """`Format.E4M3` (however `Format` is reached) as the member's name, and True; anything
+    else as read, and False (a string as written; an expression fp8lint cannot read stays
+    unknown)."""
     import libcst.matchers as m
 
     from fp8lint.documents.python import dotted
@@ -191,8 +270,8 @@ def _format_arg(ctx: Context, val: Val) -> Arg:
         )
     ):
         member = val.node.attr.value  # type: ignore[attr-defined]
-        return replace(arg, known=True, value=member, note=None)
-    return arg
+        return replace(arg, known=True, value=member, note=None), True
+    return arg, False
 
 
 def _algo_unknown(val: Val) -> Setting[Any]:
