@@ -1,7 +1,8 @@
 """What Transformer Engine's recipe classes refuse when they are built, beyond one keyword's
 type: a `Format` written as a string, `Float8BlockScaling`'s GEMM options and its pairs of
 2D block dimensions.  The one-keyword checks are the class models' (`shared/te_surface.py`);
-this module reads what those models cannot (a call's value, a combination with a default).
+this module hands a recipe call's keywords to them (`validated`) and reads what they cannot
+(a call's value, a combination with a default).
 
 A recipe is a pydantic dataclass (pydantic's lax mode coerces each keyword) whose
 `__post_init__` asserts; every check here is one of those refusals, reported where the
@@ -45,15 +46,18 @@ tag in the mirror that has each (the lead gates them by version; fp8lint does no
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from fp8lint.frameworks.shared.base import Arg, invalid_note
+from fp8lint.frameworks.shared.te_recipes import CHECKED, CONSTRUCTED
 from fp8lint.model import SourceNote
 
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from fp8lint.frameworks.shared.python_args import Context, Val
+    from fp8lint.frameworks.shared import surfaces
+    from fp8lint.frameworks.shared.python_args import Context, Target, Val
 
 MEMBERS = ("E2M1", "E4M3", "E5M2", "HYBRID")
 FORMAT_KEYS = ("fp8_format", "fp4_format")
@@ -168,3 +172,83 @@ def two_2d_blocks(
         message=f"{listed}: Float8BlockScaling has no 2D-by-2D block GEMM",
         why=_2D_WHY,
     )
+
+
+# ------------------------------------------------------------- what a recipe call hands over
+
+
+def validated(
+    ctx: Context,
+    kw: dict[str, Val],
+    allowed: frozenset[str],
+    invalid: list[SourceNote],
+    construction: bool,
+) -> dict[str, Arg]:
+    """The keywords of `kw` a recipe model validates as written (with those only
+    construction checks, for a call's own keywords), a `Format` member by its name; a
+    `Format` written as a string is refused here (into `invalid`)."""
+    out = {
+        key: val.arg
+        for key, val in kw.items()
+        if key in allowed
+        and (key in CHECKED or key == "amax_compute_algo" or (construction and key in CONSTRUCTED))
+    }
+    for key in FORMAT_KEYS:
+        val = kw.get(key)
+        if val is None or key not in allowed:
+            continue
+        arg, member = format_arg(ctx, val)
+        note = None if member else format_string(arg)
+        if note is not None:
+            invalid.append(note)
+        else:
+            out[key] = arg
+    return out
+
+
+def format_arg(ctx: Context, val: Val) -> tuple[Arg, bool]:
+    """`Format.E4M3` (however `Format` is reached) as the member's name, and True; anything
+    else as read, and False (a string as written; an expression fp8lint cannot read stays
+    unknown)."""
+    import libcst.matchers as m
+
+    from fp8lint.documents.python import dotted
+    from fp8lint.frameworks.shared.python_args import member_of
+
+    arg = val.arg
+    node = val.node
+    if dotted(node) is not None and (
+        m.matches(node, member_of("Format"))
+        or (  # `F.E4M3` after `from transformer_engine.common.recipe import Format as F`
+            m.matches(node, m.Attribute())
+            and any(q.endswith(".Format") for q in ctx.doc.imported_names(node.value))  # type: ignore[attr-defined]
+        )
+    ):
+        member = val.node.attr.value  # type: ignore[attr-defined]
+        return replace(arg, known=True, value=member, note=None), True
+    return arg, False
+
+
+def block_checks(
+    ctx: Context,
+    tgt: Target,
+    own: dict[str, Val],
+    built: surfaces.Checked,
+    notes: list[SourceNote],
+    te_module: Callable[[str], bool],
+) -> list[SourceNote]:
+    """`Float8BlockScaling`'s checks beyond one keyword's type: split accumulation in each
+    GEMM (FP8401 notes, returned) and no two 2D block dimensions (a conflict, into
+    `notes`)."""
+    out = []
+    for key in GEMMS:
+        val = own.get(key)
+        note = split_accumulator(ctx, val, te_module) if val else None
+        if note is not None:
+            out.append(note)
+    # an unwritten dimension is TE's default unless a positional or `**` argument may set it
+    others = [a for a in tgt.call.args if a.keyword is None and a.value is not tgt.callee]
+    conflict = two_2d_blocks(own, built.values, defaults_apply=not others)
+    if conflict is not None:
+        notes.append(conflict)
+    return out

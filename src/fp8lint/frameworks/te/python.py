@@ -14,11 +14,9 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any, cast
 
 from fp8lint.frameworks.shared import surfaces
-from fp8lint.frameworks.shared.base import Arg, default, written
+from fp8lint.frameworks.shared.base import default, written
 from fp8lint.frameworks.shared.te_recipes import (
     ALGOS,
-    CHECKED,
-    CONSTRUCTED,
     FORMATS,
     TE,
     checked_setting,
@@ -95,6 +93,7 @@ def recipe_site(ctx: Context, tgt: Target) -> Fp8Site:
     """A recipe call: every keyword its class has, and TE's defaults for the rest; and what
     the class refuses when it is built (`te/construct.py`)."""
     from fp8lint.frameworks.shared.te_surface import RECIPES
+    from fp8lint.frameworks.te.construct import block_checks, format_arg, validated
 
     call, cls = tgt.call, tgt.name
     call_span = ctx.span(call)
@@ -120,15 +119,15 @@ def recipe_site(ctx: Context, tgt: Target) -> Fp8Site:
     # the call's own keywords, against the class's model: pydantic's coercion, then
     # `__post_init__`'s assertions; `r.key = value` afterwards, against the keyword types
     # only (pydantic does not validate an assignment, and no `__post_init__` runs)
-    built = surfaces.check_model(RECIPES[cls], _validated(ctx, own, allowed, invalid, True))
-    after = surfaces.check("te", _validated(ctx, later, allowed, invalid, False))
+    built = surfaces.check_model(RECIPES[cls], validated(ctx, own, allowed, invalid, True))
+    after = surfaces.check("te", validated(ctx, later, allowed, invalid, False))
     invalid[:0] = built.invalid
     invalid.extend(after.invalid)
     checked = surfaces.Checked(
         values={k: v for k, v in built.values.items() if k not in later} | after.values
     )
     if cls == "Float8BlockScaling":
-        invalid.extend(_block_checks(ctx, tgt, own, built, notes))
+        invalid.extend(block_checks(ctx, tgt, own, built, notes, imported_from_te))
 
     fmt_val = kw.get("fp8_format")
     if cls == "CustomRecipe":
@@ -142,7 +141,7 @@ def recipe_site(ctx: Context, tgt: Target) -> Fp8Site:
     elif fmt_val is None:
         values["fmt"] = default(default_format(cls), TE, "fp8_format", call_span)
     else:
-        fmt_arg = _format_arg(ctx, fmt_val)[0]
+        fmt_arg = format_arg(ctx, fmt_val)[0]
         if not fmt_arg.known:
             values["fmt"] = written(fmt_arg, None)
         elif checked.ok("fp8_format"):
@@ -192,86 +191,6 @@ def recipe_site(ctx: Context, tgt: Target) -> Fp8Site:
         edit=ctx.edit_info(call, KEYS),
         **cast("dict[str, Any]", values),  # keys are Setting fields
     )
-
-
-def _validated(
-    ctx: Context,
-    kw: dict[str, Val],
-    allowed: frozenset[str],
-    invalid: list[SourceNote],
-    construction: bool,
-) -> dict[str, Arg]:
-    """The keywords of `kw` a model validates as written (those only construction checks
-    too, for a call's own keywords), a `Format` member by its name; a `Format` written as a
-    string is refused here (into `invalid`)."""
-    from fp8lint.frameworks.te import construct
-
-    out = {
-        key: val.arg
-        for key, val in kw.items()
-        if key in allowed
-        and (key in CHECKED or key == "amax_compute_algo" or (construction and key in CONSTRUCTED))
-    }
-    for key in construct.FORMAT_KEYS:
-        val = kw.get(key)
-        if val is None or key not in allowed:
-            continue
-        arg, member = _format_arg(ctx, val)
-        note = None if member else construct.format_string(arg)
-        if note is not None:
-            invalid.append(note)
-        else:
-            out[key] = arg
-    return out
-
-
-def _block_checks(
-    ctx: Context,
-    tgt: Target,
-    own: dict[str, Val],
-    built: surfaces.Checked,
-    notes: list[SourceNote],
-) -> list[SourceNote]:
-    """`Float8BlockScaling`'s checks of more than one keyword's type: split accumulation in
-    each GEMM (FP8401 notes, returned) and no two 2D block dimensions (a conflict, into
-    `notes`)."""
-    from fp8lint.frameworks.te import construct
-
-    out = []
-    for key in construct.GEMMS:
-        val = own.get(key)
-        note = construct.split_accumulator(ctx, val, imported_from_te) if val else None
-        if note is not None:
-            out.append(note)
-    # an unwritten dimension is TE's default unless a positional or `**` argument may set it
-    others = [a for a in tgt.call.args if a.keyword is None and a.value is not tgt.callee]
-    conflict = construct.two_2d_blocks(own, built.values, defaults_apply=not others)
-    if conflict is not None:
-        notes.append(conflict)
-    return out
-
-
-def _format_arg(ctx: Context, val: Val) -> tuple[Arg, bool]:
-    """`Format.E4M3` (however `Format` is reached) as the member's name, and True; anything
-    else as read, and False (a string as written; an expression fp8lint cannot read stays
-    unknown)."""
-    import libcst.matchers as m
-
-    from fp8lint.documents.python import dotted
-    from fp8lint.frameworks.shared.python_args import member_of
-
-    arg = val.arg
-    node = val.node
-    if dotted(node) is not None and (
-        m.matches(node, member_of("Format"))
-        or (  # `F.E4M3` after `from transformer_engine.common.recipe import Format as F`
-            m.matches(node, m.Attribute())
-            and any(q.endswith(".Format") for q in ctx.doc.imported_names(node.value))  # type: ignore[attr-defined]
-        )
-    ):
-        member = val.node.attr.value  # type: ignore[attr-defined]
-        return replace(arg, known=True, value=member, note=None), True
-    return arg, False
 
 
 def _algo_unknown(val: Val) -> Setting[Any]:
