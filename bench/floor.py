@@ -24,6 +24,7 @@ PREFILTER_EXACT = (
     b"TransformerEnginePrecision",
     b"AORecipeKwargs",
     b"te.autocast",
+    b"CustomRecipe",
     b"nemotronh_",
     b"nemotron_nano_12b_v2",
     b"low_precision_pretrain",
@@ -38,6 +39,7 @@ def mentions_fp8(data: bytes) -> bool:  # fp8lint's, line for line
         or b"TransformerEnginePrecision" in data
         or b"AORecipeKwargs" in data
         or b"te.autocast" in data
+        or b"CustomRecipe" in data
         or b"nemotronh_" in data
         or b"nemotron_nano_12b_v2" in data
         or b"low_precision_pretrain" in data

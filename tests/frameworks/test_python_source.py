@@ -106,12 +106,16 @@ def test_format_enum_members_and_strings() -> None:
         c = recipe.DelayedScaling(fp8_format="HYBRID")
         d = recipe.DelayedScaling(fp8_format="E3M4")
         """)
-    assert [s.fmt.value for s in sites[:3]] == [Fp8Format.E4M3, Fp8Format.E5M2, Fp8Format.HYBRID]
+    assert [s.fmt.value for s in sites[:2]] == [Fp8Format.E4M3, Fp8Format.E5M2]
     assert sites[0].fmt.provenance == "written" and sites[0].fmt.raw == "Format.E4M3"
     assert sites[0].fmt.key == "fp8_format"
-    assert sites[3].fmt.known is False
-    assert [n.kind for n in sites[3].invalid] == ["invalid-value"]
-    assert sites[3].invalid[0].key == "fp8_format"
+    # a string is no `Format` member: TE's pydantic dataclass refuses even "HYBRID"
+    for site in sites[2:]:
+        assert site.fmt.known is False
+        assert [n.kind for n in site.invalid] == ["invalid-value"]
+        assert site.invalid[0].key == "fp8_format"
+    assert "(`Format.HYBRID`)" in sites[2].invalid[0].message
+    assert "(`Format." not in sites[3].invalid[0].message
 
 
 def test_name_bound_once_to_a_literal_is_followed() -> None:
@@ -216,11 +220,9 @@ def test_float_margin_is_an_invalid_value() -> None:
         + "r = DelayedScaling(margin=1.5, amax_history_len='16')\n"
     )
     assert site.margin.known is False and site.margin.value is None
-    assert site.amax_history_len.known is False
-    assert [(n.kind, n.key) for n in site.invalid] == [
-        ("invalid-value", "margin"),
-        ("invalid-value", "amax_history_len"),
-    ]
+    # TE's pydantic dataclass coerces a string of an integer (lax mode): not a mistake
+    assert site.amax_history_len.known is True and site.amax_history_len.value == 16
+    assert [(n.kind, n.key) for n in site.invalid] == [("invalid-value", "margin")]
     note = site.invalid[0]
     assert note.message == "`margin` is 1.5; expected an integer"
     assert (note.span.line, note.span.column, note.span.end_column) == (2, 27, 30)

@@ -82,10 +82,10 @@ CASES = (
         "recipe.py",
         "python",
         TE + "r = DelayedScaling(fp8_format=Format.HYBRID, amax_history_len=16)\n",
-        TE + "r = DelayedScaling(fp8_format=Format.HYBRID, amax_history_len=True)\n",
-        "True",
+        TE + "r = DelayedScaling(fp8_format=Format.HYBRID, amax_history_len=16.5)\n",
+        "16.5",
         {"fp8_format": "HYBRID", "amax_history_len": 16},
-        {"fp8_format": "HYBRID", "amax_history_len": True},
+        {"fp8_format": "HYBRID", "amax_history_len": 16.5},
     ),
     Case(
         "accelerate",

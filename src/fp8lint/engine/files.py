@@ -22,8 +22,9 @@ if TYPE_CHECKING:
 # The prefilter: a file that names none of these cannot hold FP8 settings.  The first words
 # match in any case, the others as written: `msamp` in any case would catch every
 # `RandomSampler`.  Lightning's `precision="transformer-engine"` and `TransformerEnginePrecision`,
-# Accelerate's `AORecipeKwargs` and a bare `te.autocast()` set FP8 without saying it, and so
-# do three Megatron-Bridge recipe names (`bridge.cli.HIDDEN_PRESETS`).
+# Accelerate's `AORecipeKwargs`, a bare `te.autocast()` and TE's `CustomRecipe` (a quantizer
+# factory's recipe) set FP8 without saying it, and so do three Megatron-Bridge recipe names
+# (`bridge.cli.HIDDEN_PRESETS`).
 # Substring tests on a lowered copy run ~7x faster than one (?i) regex.
 # `fp4` covers NVFP4 and MXFP4 and Megatron's `--fp4-format` (an FP4-only config names no FP8)
 PREFILTER_ANY_CASE = (b"fp8", b"float8", b"delayedscaling", b"fp4")  # as in `mentions_fp8`
@@ -34,6 +35,7 @@ PREFILTER_EXACT = (
     b"TransformerEnginePrecision",
     b"AORecipeKwargs",
     b"te.autocast",
+    b"CustomRecipe",
     b"nemotronh_",
     b"nemotron_nano_12b_v2",
     b"low_precision_pretrain",
@@ -52,6 +54,7 @@ def mentions_fp8(data: bytes) -> bool:
         or b"TransformerEnginePrecision" in data
         or b"AORecipeKwargs" in data
         or b"te.autocast" in data
+        or b"CustomRecipe" in data
         or b"nemotronh_" in data  # Bridge recipes whose names hide an FP8 preset
         or b"nemotron_nano_12b_v2" in data
         or b"low_precision_pretrain" in data

@@ -29,7 +29,7 @@ if TYPE_CHECKING:
 # in passing (a comment, a log line, a dtype) is not worth a parse.
 SITE_NAMES = re.compile(
     r"DelayedScaling|Float8CurrentScaling|MXFP8BlockScaling|Float8BlockScaling|"
-    r"NVFP4BlockScaling|MegatronMixedPrecision|MixedPrecisionConfig|RecipeKwargs|"
+    r"NVFP4BlockScaling|CustomRecipe|MegatronMixedPrecision|MixedPrecisionConfig|RecipeKwargs|"
     r"convert_to_float8_training|_mixed\b|" + python_words()
 )
 # What a top-level definition must mention to matter to any recognizer: the site names, the

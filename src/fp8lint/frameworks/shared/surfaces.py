@@ -78,14 +78,32 @@ def check(family: str, args: Mapping[str, Arg]) -> Checked:
 
     Keys the surface does not name are left to the recognizer (unknown keys are not this
     rule's business), and so are values that could not be read statically."""
+    return _check(surface(family), adapter(family), args)
+
+
+@cache
+def model_adapter(model: type[BaseModel]) -> TypeAdapter[Any]:
+    """One validator per model other than a family's surface (a recipe class of a family
+    with several), built the first time it is needed."""
+    from pydantic import TypeAdapter
+
+    return TypeAdapter(model)
+
+
+def check_model(model: type[BaseModel], args: Mapping[str, Arg]) -> Checked:
+    """`check` against one model of a family rather than its `SURFACE`."""
+    return _check(model, model_adapter(model), args)
+
+
+def _check(model: type[BaseModel], validator: TypeAdapter[Any], args: Mapping[str, Arg]) -> Checked:
     from pydantic import ValidationError
 
-    names = surface(family).model_fields
+    names = model.model_fields
     raw = {key: arg.value for key, arg in args.items() if arg.known and key in names}
     out = Checked()
     while raw:
         try:
-            model = adapter(family).validate_python(raw)
+            validated = validator.validate_python(raw)
         except ValidationError as error:
             bad = _by_key(error.errors(include_url=False), raw)
             if not bad:  # an error not tied to one key: nothing to point at
@@ -94,7 +112,7 @@ def check(family: str, args: Mapping[str, Arg]) -> Checked:
                 out.invalid.append(invalid_note(args[key], expected(detail)))
                 del raw[key]
             continue
-        out.values = {key: getattr(model, key) for key in raw}
+        out.values = {key: getattr(validated, key) for key in raw}
         break
     return out
 

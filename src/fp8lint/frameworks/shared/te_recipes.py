@@ -28,6 +28,7 @@ CLASSES: dict[str, Recipe] = {
     "MXFP8BlockScaling": Recipe.MXFP8,
     "Float8BlockScaling": Recipe.BLOCKWISE,
     "NVFP4BlockScaling": Recipe.NVFP4,
+    "CustomRecipe": Recipe.CUSTOM,
 }
 FORMATS: dict[str, Fp8Format] = {
     "HYBRID": Fp8Format.HYBRID,
@@ -38,6 +39,20 @@ ALGOS: dict[str, AmaxAlgo] = {"max": AmaxAlgo.MAX, "most_recent": AmaxAlgo.MOST_
 # the keywords whose written value is validated as it is (the format and algorithm are
 # handed over by name)
 CHECKED = frozenset({"margin", "amax_history_len", "interval", "reduce_amax", "fp8_dpa", "fp8_mha"})
+# the keywords only a recipe's construction checks (TE's `__post_init__`, through the class's
+# model): no model field holds them
+CONSTRUCTED = frozenset(
+    {
+        "backward_override",
+        "x_block_scaling_dim",
+        "w_block_scaling_dim",
+        "grad_block_scaling_dim",
+        "nvfp4_4over6",
+        "nvfp4_4over6_e4m3_use_256",
+        "nvfp4_4over6_err_mode",
+        "quantization_alignment",
+    }
+)
 
 
 @cache

@@ -1,6 +1,6 @@
 """Transformer Engine: TE recipes (`DelayedScaling`, `Float8CurrentScaling`, `MXFP8BlockScaling`,
-`Float8BlockScaling`, `NVFP4BlockScaling`), autocasts and amax groups in Python; debug-tool and
-precision YAML.
+`Float8BlockScaling`, `NVFP4BlockScaling`, `CustomRecipe`), autocasts and amax groups in Python;
+debug-tool and precision YAML.
 """
 
 from fp8lint.frameworks.shared.family import Family, PythonReader, Schema
@@ -10,7 +10,8 @@ FAMILY = Family(
     label="Transformer Engine",
     summary=(
         "TE recipes (`DelayedScaling`, `Float8CurrentScaling`, `MXFP8BlockScaling`, "
-        "`Float8BlockScaling`, `NVFP4BlockScaling`), autocasts and amax groups in Python;"
+        "`Float8BlockScaling`, `NVFP4BlockScaling`, `CustomRecipe`), autocasts and amax groups"
+        " in Python;"
         " debug-tool and precision YAML"
     ),
     schema=Schema("Transformer Engine recipe keywords", "DelayedScaling(...) and siblings"),
@@ -26,6 +27,6 @@ FAMILY = Family(
             60,
         ),
     ),
-    prefilter=("DelayedScaling", "NVFP4", "te.autocast"),
+    prefilter=("DelayedScaling", "NVFP4", "te.autocast", "CustomRecipe"),
     upper_case_format=True,
 )

@@ -14,10 +14,9 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any, cast
 
 from fp8lint.frameworks.shared import surfaces
-from fp8lint.frameworks.shared.base import Arg, default, written
+from fp8lint.frameworks.shared.base import default, written
 from fp8lint.frameworks.shared.te_recipes import (
     ALGOS,
-    CHECKED,
     FORMATS,
     TE,
     checked_setting,
@@ -26,7 +25,7 @@ from fp8lint.frameworks.shared.te_recipes import (
     keywords,
 )
 from fp8lint.frameworks.shared.te_recipes import CLASSES as CLASSES  # python_sites reads it
-from fp8lint.model import AmaxScope, Fp8Site, Framework, Recipe, Setting, SourceNote
+from fp8lint.model import AmaxScope, Fp8Format, Fp8Site, Framework, Recipe, Setting, SourceNote
 
 if TYPE_CHECKING:
     import libcst as cst
@@ -91,11 +90,16 @@ def imported_from_te(module: str) -> bool:
 
 
 def recipe_site(ctx: Context, tgt: Target) -> Fp8Site:
-    """A recipe call: every keyword its class has, and TE's defaults for the rest."""
+    """A recipe call: every keyword its class has, and TE's defaults for the rest; and what
+    the class refuses when it is built (`te/construct.py`)."""
+    from fp8lint.frameworks.shared.te_surface import RECIPES
+    from fp8lint.frameworks.te.construct import block_checks, format_arg, validated
+
     call, cls = tgt.call, tgt.name
     call_span = ctx.span(call)
-    kw = ctx.keywords(call)
-    kw.update(ctx.overrides(call))
+    own = ctx.keywords(call)
+    later = dict(ctx.overrides(call))
+    kw = {**own, **later}
     allowed = keywords(cls)
     values: dict[str, Setting[Any]] = {
         "enabled": Setting[bool].model_construct(
@@ -110,26 +114,40 @@ def recipe_site(ctx: Context, tgt: Target) -> Fp8Site:
             raw=ctx.text(tgt.callee),
         ),
     }
-    # every value this recipe has, validated at once against TE's surface
-    args = {key: val.arg for key, val in kw.items() if key in allowed and key in CHECKED}
-    algo = kw.get("amax_compute_algo") if "amax_compute_algo" in allowed else None
-    if algo is not None and algo.arg.known:
-        args["amax_compute_algo"] = algo.arg
-    fmt_val = kw.get("fp8_format")
-    fmt_arg = _format_arg(ctx, fmt_val) if fmt_val is not None else None
-    if fmt_arg is not None:
-        args["fp8_format"] = fmt_arg
-    checked = surfaces.check("te", args)
-    invalid: list[SourceNote] = list(checked.invalid)
+    invalid: list[SourceNote] = []
+    notes: list[SourceNote] = []
+    # the call's own keywords, against the class's model: pydantic's coercion, then
+    # `__post_init__`'s assertions; `r.key = value` afterwards, against the keyword types
+    # only (pydantic does not validate an assignment, and no `__post_init__` runs)
+    built = surfaces.check_model(RECIPES[cls], validated(ctx, own, allowed, invalid, True))
+    after = surfaces.check("te", validated(ctx, later, allowed, invalid, False))
+    invalid[:0] = built.invalid
+    invalid.extend(after.invalid)
+    checked = surfaces.Checked(
+        values={k: v for k, v in built.values.items() if k not in later} | after.values
+    )
+    if cls == "Float8BlockScaling":
+        invalid.extend(block_checks(ctx, tgt, own, built, notes, imported_from_te))
 
-    if fmt_arg is None:
+    fmt_val = kw.get("fp8_format")
+    if cls == "CustomRecipe":
+        values["fmt"] = Setting[Fp8Format].model_construct(
+            known=False,
+            provenance="derived",
+            key="qfactory",
+            span=call_span,
+            note="a custom recipe's quantizer factory picks each tensor's format",
+        )
+    elif fmt_val is None:
         values["fmt"] = default(default_format(cls), TE, "fp8_format", call_span)
-    elif not fmt_arg.known:
-        values["fmt"] = written(fmt_arg, None)
-    elif checked.ok("fp8_format"):
-        values["fmt"] = written(fmt_arg, FORMATS[checked.values["fp8_format"]])
     else:
-        values["fmt"] = ctx.unreadable(fmt_arg)
+        fmt_arg = format_arg(ctx, fmt_val)[0]
+        if not fmt_arg.known:
+            values["fmt"] = written(fmt_arg, None)
+        elif checked.ok("fp8_format"):
+            values["fmt"] = written(fmt_arg, FORMATS[checked.values["fp8_format"]])
+        else:
+            values["fmt"] = ctx.unreadable(fmt_arg)
     te_defaults: dict[str, Any] = {}
     if cls == "DelayedScaling":
         te_defaults = {
@@ -144,6 +162,7 @@ def recipe_site(ctx: Context, tgt: Target) -> Fp8Site:
             values[key] = checked_setting(ctx, val.arg, checked, key)
         elif key in te_defaults:
             values[key] = default(te_defaults[key], TE, key, call_span)
+    algo = kw.get("amax_compute_algo") if "amax_compute_algo" in allowed else None
     if algo is not None:
         values["amax_compute_algo"] = (
             checked_setting(ctx, algo.arg, checked, "amax_compute_algo", ALGOS)
@@ -168,31 +187,10 @@ def recipe_site(ctx: Context, tgt: Target) -> Fp8Site:
         kind=f"Transformer Engine {cls}(...)",
         span=call_span,
         invalid=invalid,
+        notes=notes,
         edit=ctx.edit_info(call, KEYS),
         **cast("dict[str, Any]", values),  # keys are Setting fields
     )
-
-
-def _format_arg(ctx: Context, val: Val) -> Arg:
-    """`Format.E4M3` (however `Format` is reached) as the member's name; anything else as
-    read (a string as written; an expression fp8lint cannot read stays unknown)."""
-    import libcst.matchers as m
-
-    from fp8lint.documents.python import dotted
-    from fp8lint.frameworks.shared.python_args import member_of
-
-    arg = val.arg
-    node = val.node
-    if dotted(node) is not None and (
-        m.matches(node, member_of("Format"))
-        or (  # `F.E4M3` after `from transformer_engine.common.recipe import Format as F`
-            m.matches(node, m.Attribute())
-            and any(q.endswith(".Format") for q in ctx.doc.imported_names(node.value))  # type: ignore[attr-defined]
-        )
-    ):
-        member = val.node.attr.value  # type: ignore[attr-defined]
-        return replace(arg, known=True, value=member, note=None)
-    return arg
 
 
 def _algo_unknown(val: Val) -> Setting[Any]:
