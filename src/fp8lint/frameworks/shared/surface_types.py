@@ -22,12 +22,6 @@ def _no_bool(value: Any) -> Any:
     return value
 
 
-def _number(value: Any) -> Any:
-    if isinstance(value, (bool, str)):
-        raise PydanticCustomError("int_type", "Input should be a valid integer")
-    return value
-
-
 def _flag(value: Any) -> Any:
     if isinstance(value, str) or (not isinstance(value, bool) and value not in (0, 1)):
         raise PydanticCustomError("bool_type", "Input should be a valid boolean")
@@ -46,15 +40,8 @@ def _upper(value: Any) -> Any:
 Int = Annotated[int, Field(ge=-INT_LIMIT, lt=INT_LIMIT), BeforeValidator(_no_bool)]
 """An integer setting (margin, history length, a parallel size)."""
 
-CodeInt = Annotated[int, Field(ge=-INT_LIMIT, lt=INT_LIMIT), BeforeValidator(_number)]
-"""An integer keyword in Python code: a number, not a string (`margin="2"` is a mistake in a
-call, even where the callee would coerce it)."""
-
 HistoryLen = Annotated[int, Field(ge=1, lt=INT_LIMIT), BeforeValidator(_no_bool)]
 """An amax history length: Transformer Engine needs at least one entry."""
-
-CodeHistoryLen = Annotated[int, Field(ge=1, lt=INT_LIMIT), BeforeValidator(_number)]
-"""An amax history length as a keyword in Python code."""
 
 CodeBool = Annotated[bool, BeforeValidator(_flag)]
 """A boolean keyword in Python code: True, False, 1 or 0."""
