@@ -138,6 +138,11 @@ def _false(setting: Setting[Any]) -> bool:
     return setting.known and setting.value is False
 
 
+def _not_bf16(setting: Setting[Any]) -> bool:
+    """A payload dtype written as something other than BF16 (`mxfp8`)."""
+    return setting.written and setting.known and setting.value not in (None, "bf16")
+
+
 def _fp4_on(site: Fp8Site) -> bool | None:
     """FP4 on (`--fp4-format` given), off (known absent), or unknown."""
     if not site.fp4.known:
@@ -165,7 +170,7 @@ def megatron_launch(site: Fp8Site, target: Targets) -> Iterator[Finding]:
     """The FP8/FP4 combinations Megatron refuses at start-up, each from the megatron-core
     release that added it (the earliest core_v* tag whose source has it); one only on the main
     branch is checked when the target is `main`."""
-    on, off = site.enabled.value is True, site.enabled.value is False
+    off = site.enabled.value is False
     fp4 = _fp4_on(site)
     recipe = site.recipe.value if site.recipe.known else None
     gather = site.fp8_param_gather
@@ -271,6 +276,19 @@ def megatron_launch(site: Fp8Site, target: Targets) -> Iterator[Finding]:
             f"recipe, not {term(site.recipe)}",
             note=f"{raises} (validate_args)",
         )
+    yield from _moe_and_inference(site, target, raises)
+
+
+def _moe_and_inference(site: Fp8Site, target: Targets, raises: str) -> Iterator[Finding]:
+    """Megatron's MoE and inference checks that read FP8/FP4 (the rest of `megatron_launch`)."""
+    on, off = site.enabled.value is True, site.enabled.value is False
+    fp4 = _fp4_on(site)
+    recipe = site.recipe.value if site.recipe.known else None
+    fp4_gather = site.fp4_param_gather
+
+    def since(release: str) -> bool:
+        return target.at_least(CORE, release)
+
     # transformer_config.py L1723: one grouped expert weight only for mxfp8 or nvfp4
     single = site.moe_single_grouped_weight
     if since("0.18") and _true(single) and single.written:
@@ -317,6 +335,45 @@ def megatron_launch(site: Fp8Site, target: Targets) -> Iterator[Finding]:
                 message=f"`{padding.key}` does not work with the {dispatcher.value} "
                 f"dispatcher: {term(dispatcher)}",
                 note=f"{raises}; use the alltoall or flex dispatcher",
+            )
+    # transformer_config.py L1776-1790 (main only): MXFP8 all-to-all payloads need the
+    # NCCL-EP flex dispatcher, and TE's op fuser with grouped GEMM to consume them
+    quantized = [
+        d for d in (site.moe_dispatch_fwd_dtype, site.moe_combine_bwd_dtype) if _not_bf16(d)
+    ]
+    if since("main") and quantized:
+        payload = quantized[0]
+        dispatcher, backend = site.moe_token_dispatcher, site.moe_flex_backend
+        if (dispatcher.known and dispatcher.value != "flex") or (
+            backend.known and backend.value != "ncclep"
+        ):
+            yield Finding(
+                span=where(payload, site),
+                message=f"{term(payload)} needs the flex dispatcher's ncclep backend",
+                note=f"{raises}: only NCCL-EP sends quantized payloads",
+            )
+        elif _false(site.te_op_fuser) or _false(site.moe_grouped_gemm):
+            yield Finding(
+                span=where(payload, site),
+                message=f"{term(payload)} needs `--use-transformer-engine-op-fuser` and "
+                "`--moe-grouped-gemm`",
+                note=f"{raises}: only the fused grouped GEMM reads the MXFP8 payload",
+            )
+    # arguments.py L1240-1245: FP8 with block-scoped inference CUDA graphs (inference only)
+    scope = site.inference_graph_scope
+    if since("0.19") and on and scope.written and scope.known and scope.value == "block":
+        impl = site.transformer_impl
+        if impl.known and impl.value != "inference_optimized":
+            yield Finding(
+                span=where(scope, site),
+                message=f"FP8 with {term(scope)} needs `--transformer-impl inference_optimized`",
+                note=f"{raises} (an inference setting)",
+            )
+        if recipe is not None and recipe is not Recipe.MXFP8:
+            yield Finding(
+                span=where(scope, site),
+                message=f"FP8 with {term(scope)} needs the mxfp8 recipe, not {term(site.recipe)}",
+                note=f"{raises} (an inference setting)",
             )
     # transformer_config.py L3261 (main only): batch-invariant MoE is BF16-only
     invariant = site.batch_invariant

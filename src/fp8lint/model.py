@@ -421,6 +421,17 @@ class Fp8Site(BaseModel):
     moe_token_dispatcher: Setting[str] = _unset()
     moe_single_grouped_weight: Setting[bool] = _unset()
     batch_invariant: Setting[bool] = _unset()
+    # MoE all-to-all payloads quantized to MXFP8 (`--moe-dispatch-fwd-dtype`,
+    # `--moe-combine-bwd-dtype`), and what consumes them: the flex dispatcher's backend, TE's
+    # op fuser, grouped GEMM
+    moe_dispatch_fwd_dtype: Setting[str] = _unset()
+    moe_combine_bwd_dtype: Setting[str] = _unset()
+    moe_flex_backend: Setting[str] = _unset()
+    te_op_fuser: Setting[bool] = _unset()
+    moe_grouped_gemm: Setting[bool] = _unset()
+    # the layer implementation and the inference CUDA-graph scope (Megatron's inference checks)
+    transformer_impl: Setting[str] = _unset()
+    inference_graph_scope: Setting[str] = _unset()
     # topology
     tensor_parallel: Setting[int] = _unset()
     pipeline_parallel: Setting[int] = _unset()

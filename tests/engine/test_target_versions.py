@@ -91,3 +91,22 @@ def test_an_older_transformer_engine_target_has_no_fp4(
     assert "FP8403" not in run(tmp_path, capsys, fp4, "")
     out = run(tmp_path, capsys, fp4, 'target-versions = {transformer-engine = "2.6"}')
     assert "FP8403" in out and "transformer-engine 2.6" in out
+
+
+def test_mxfp8_moe_payloads_are_checked_on_main(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """transformer_config.py L1776-1790 at d98e8a64 (not in core 0.19): MXFP8 all-to-all
+    payloads need the NCCL-EP flex dispatcher, TE's op fuser and grouped GEMM."""
+    base = (
+        "torchrun pretrain_gpt.py --fp8-format e4m3 --fp8-recipe mxfp8 --num-experts 8 "
+        "--moe-token-dispatcher-type flex --moe-flex-dispatcher-backend ncclep "
+        "--moe-dispatch-fwd-dtype mxfp8"
+    )
+    main_target = 'target-versions = {megatron-core = "main"}'
+    assert "FP8403" not in run(tmp_path, capsys, base + "\n", "")
+    assert "FP8403" in run(tmp_path, capsys, base + "\n", main_target)
+    fused = base + " --use-transformer-engine-op-fuser --moe-grouped-gemm\n"
+    assert "FP8403" not in run(tmp_path, capsys, fused, main_target)
+    alltoall = fused.replace("flex", "alltoall")
+    assert "FP8403" in run(tmp_path, capsys, alltoall, main_target)

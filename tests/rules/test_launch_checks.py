@@ -191,6 +191,23 @@ TWINS = [
         "core_attn",  # the value: every module word
     ),
     (
+        "V6",
+        "FP8403",
+        "--fp8-format e4m3 --fp8-recipe mxfp8 --inference-cuda-graph-scope block",
+        "--fp8-format e4m3 --fp8-recipe mxfp8 --inference-cuda-graph-scope block"
+        " --transformer-impl inference_optimized",
+        "block",
+    ),
+    (
+        "V7",
+        "FP8403",
+        "--fp8-format e4m3 --fp8-recipe tensorwise --inference-cuda-graph-scope block"
+        " --transformer-impl inference_optimized",
+        "--fp8-format e4m3 --fp8-recipe mxfp8 --inference-cuda-graph-scope block"
+        " --transformer-impl inference_optimized",
+        "block",
+    ),
+    (
         "C22",
         "FP8403",
         "--bf16 --num-experts 8 --moe-token-dispatcher-type alltoall"

@@ -117,6 +117,14 @@ class TransformerConfigFp8(BaseModel):
     moe_token_dispatcher_type: SkipJsonSchema[str | None] = "allgather"
     moe_single_grouped_weight: SkipJsonSchema[bool | None] = False
     batch_invariant_mode: SkipJsonSchema[bool | None] = False
+    # L997-1004, L898, L525, L850, L1314, L1108
+    moe_dispatch_fwd_dtype: SkipJsonSchema[str | None] = "bf16"
+    moe_combine_bwd_dtype: SkipJsonSchema[str | None] = "bf16"
+    moe_flex_dispatcher_backend: SkipJsonSchema[str | None] = "deepep"
+    use_transformer_engine_op_fuser: SkipJsonSchema[bool | None] = False
+    moe_grouped_gemm: SkipJsonSchema[bool | None] = False
+    transformer_impl: SkipJsonSchema[str | None] = "transformer_engine"
+    inference_cuda_graph_scope: SkipJsonSchema[str | None] = None
     # the MLP kind (read for the FFN size; not an FP8 key, so not in the exported schemas)
     gated_linear_unit: SkipJsonSchema[bool | None] = False
     # run length, for the severity policy (Megatron's `--train-iters`, `--finetune`;

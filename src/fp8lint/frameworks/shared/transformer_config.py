@@ -90,6 +90,8 @@ BOOL_FIELDS: dict[str, str] = {
     "moe_router_padding": "moe_router_padding_for_quantization",
     "moe_single_grouped_weight": "moe_single_grouped_weight",
     "batch_invariant": "batch_invariant_mode",
+    "te_op_fuser": "use_transformer_engine_op_fuser",
+    "moe_grouped_gemm": "moe_grouped_gemm",
 }
 # FSDP, from either implementation's switch (`--use-torch-fsdp2`, `--use-megatron-fsdp`)
 FSDP_FLAGS = ("use_torch_fsdp2", "use_megatron_fsdp")
@@ -103,6 +105,11 @@ MODEL_TO_CONFIG: dict[str, str] = {
     "fp4": "fp4",
     "fp4_recipe": "fp4_recipe",
     "moe_token_dispatcher": "moe_token_dispatcher_type",
+    "moe_dispatch_fwd_dtype": "moe_dispatch_fwd_dtype",
+    "moe_combine_bwd_dtype": "moe_combine_bwd_dtype",
+    "moe_flex_backend": "moe_flex_dispatcher_backend",
+    "transformer_impl": "transformer_impl",
+    "inference_graph_scope": "inference_cuda_graph_scope",
 }
 
 
@@ -114,6 +121,11 @@ SPELLED: tuple[str, ...] = (
     "fp4",
     "fp4_recipe",
     "moe_token_dispatcher_type",
+    "moe_dispatch_fwd_dtype",
+    "moe_combine_bwd_dtype",
+    "moe_flex_dispatcher_backend",
+    "transformer_impl",
+    "inference_cuda_graph_scope",
     *FSDP_FLAGS,
     *INT_FIELDS.values(),
     *BOOL_FIELDS.values(),
@@ -214,6 +226,11 @@ FIELDS: tuple[tuple[str, str, Mapping[str, Any] | None], ...] = (
     ("fp4", "fp4", None),
     ("fp4_recipe", "fp4_recipe", FP4_RECIPES),
     ("moe_token_dispatcher", "moe_token_dispatcher_type", None),
+    ("moe_dispatch_fwd_dtype", "moe_dispatch_fwd_dtype", None),
+    ("moe_combine_bwd_dtype", "moe_combine_bwd_dtype", None),
+    ("moe_flex_backend", "moe_flex_dispatcher_backend", None),
+    ("transformer_impl", "transformer_impl", None),
+    ("inference_graph_scope", "inference_cuda_graph_scope", None),
     *((model, cfg, None) for model, cfg in INT_FIELDS.items()),
     *((model, cfg, None) for model, cfg in BOOL_FIELDS.items()),
 )
