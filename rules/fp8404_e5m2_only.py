@@ -24,6 +24,12 @@ class E5m2Only(Rule):
     )
     invalid = (
         Example(
+            "e2m1.py",
+            "from transformer_engine.common.recipe import DelayedScaling, Format\n"
+            "r = DelayedScaling(fp8_format=Format.E2M1)\n",
+            lines=(2,),
+        ),
+        Example(
             "e5m2.json",
             '{"mixed_precision": "fp8", "fp8_config": {"backend": "TE",\n'
             '  "fp8_format": "E5M2"}}\n',
@@ -39,6 +45,16 @@ class E5m2Only(Rule):
 
     def check(self, site: Fp8Site, options: Mapping[str, Any]) -> Iterator[Finding]:
         if not site.is_on or site.fmt.value is not Fp8Format.E5M2:
+            return
+        if site.fmt.raw is not None and "E2M1" in site.fmt.raw:
+            yield Finding(
+                span=where(site.fmt, site),
+                message=f"`{site.fmt.key}` {site.fmt.raw} is FP4's format: FP8 stores E5M2 "
+                "in both passes",
+                note="TE builds the recipe (its E5M2 assert does not see E2M1) and then stores "
+                "every tensor as E5M2, the pure-E5M2 training it does not support",
+                severity=Severity.WARNING,
+            )
             return
         yield Finding(
             span=where(site.fmt, site),

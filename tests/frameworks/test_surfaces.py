@@ -302,6 +302,6 @@ def test_te_format_member_that_does_not_exist_is_reported_at_the_member() -> Non
     (bad,) = [d for d in diags if d.code == "FP8401"]
     assert (bad.line, bad.column) == position(text, "Format.E6M2")
     assert bad.message.startswith(
-        "`fp8_format` is Format.E6M2; expected `HYBRID`, `E4M3` or `E5M2`"
+        "`fp8_format` is Format.E6M2; expected `HYBRID`, `E4M3`, `E5M2` or `E2M1`"
     )
     assert sites[0].fmt.known is False

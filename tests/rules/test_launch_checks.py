@@ -351,3 +351,37 @@ def test_a_mapping_reads_fp4_and_the_recipes_as_transformer_config_does() -> Non
     assert ("FP8401", 2, 13) in _errors(off.replace('""', "hybrid"), "tc.yaml")
     true = "fp8: true\nfp8_recipe: tensorwise\nfp8_margin: 0\n"
     assert ("FP8401", 1, 6) in _errors(true, "tc.yaml")
+
+
+def test_every_switch_fp8lint_reads_takes_no_value() -> None:
+    """`--sequence-parallel: false` in `MODEL_ARGS:` is the word `false` after a switch."""
+    yaml = "MODEL_ARGS:\n  --fp8-format: hybrid\n  --sequence-parallel: false\n"
+    assert ("FP8401", 3, 24) in _errors(yaml, "model_config.yaml")
+
+
+def test_fp4_s_format_on_an_fp8_recipe_is_a_warning_not_an_error() -> None:
+    """TE builds `DelayedScaling(fp8_format=Format.E2M1)` and stores E5M2 in both passes."""
+    text = (
+        "from transformer_engine.common.recipe import DelayedScaling, Format\n"
+        "r = DelayedScaling(fp8_format=Format.E2M1)\n"
+    )
+    assert _errors(text, "recipe.py") == []
+    (found,) = [d for d in lint("recipe.py", text) if d.code == "FP8404"]
+    assert found.severity is Severity.WARNING and "E2M1" in found.message
+
+
+def test_a_mapping_s_bf16_counts_matter_only_with_fp8_on() -> None:
+    """`__post_init__` reads them under `if self.fp8:` only."""
+    text = "fp8: null\nfp8_recipe: tensorwise\nfp8_margin: 0\nnum_layers_at_end_in_bf16: 1.5\n"
+    assert _errors(text, "tc.yaml") == []
+    assert "FP8401" in {e[0] for e in _errors(text.replace("null", "hybrid"), "tc.yaml")}
+
+
+def test_te_s_other_switches_are_bools_as_pydantic_reads_them() -> None:
+    """`disable_rht=2` is refused by NVFP4BlockScaling's pydantic field; `"yes"` is a bool."""
+    text = (
+        "from transformer_engine.common.recipe import NVFP4BlockScaling\n"
+        "n = NVFP4BlockScaling(disable_rht=2)\n"
+    )
+    assert ("FP8401", 2, 35) in _errors(text, "recipe.py")
+    assert _errors(text.replace("=2", '="yes"'), "recipe.py") == []

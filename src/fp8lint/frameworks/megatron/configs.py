@@ -300,6 +300,10 @@ def from_transformer_config(file: SourceFile, doc: Document) -> list[Fp8Site]:
 _DELAYED_ONLY = ("fp8_margin", "fp8_interval", "fp8_amax_history_len", "fp8_amax_compute_algo")
 
 
+# read by `__post_init__` only under `if self.fp8:` (transformer_config.py L1527-1559)
+_FP8_ONLY = ("num_layers_at_start_in_bf16", "num_layers_at_end_in_bf16")
+
+
 def _unread_by_the_recipe(site: Fp8Site, profile: Profile) -> Fp8Site:
     """A `TransformerConfig` mapping is not argparse: no `type=int` and no `choices` check its
     values.  A bad delayed-scaling value is refused only when TE's `DelayedScaling` is built
@@ -309,7 +313,7 @@ def _unread_by_the_recipe(site: Fp8Site, profile: Profile) -> Fp8Site:
         return site
     unread: set[str] = set()
     if site.enabled.value is False:  # no FP8 recipe is built: get_fp8_recipe never runs
-        unread |= {profile.key(name) for name in ("fp8_recipe", *_DELAYED_ONLY)}
+        unread |= {profile.key(name) for name in ("fp8_recipe", *_DELAYED_ONLY, *_FP8_ONLY)}
     elif site.recipe.value not in (None, Recipe.DELAYED) or (
         site.recipe.written and not site.recipe.known
     ):

@@ -78,6 +78,18 @@ SWITCHES = frozenset(
         "--moe-router-padding-for-fp8",
         "--moe-router-padding-for-quantization",
         "--first-last-layers-bf16",
+        # the other switches fp8lint reads (the launch checks and the topology need them)
+        "--sequence-parallel",
+        "--use-distributed-optimizer",
+        "--use-torch-fsdp2",
+        "--use-megatron-fsdp",
+        "--optimizer-cpu-offload",
+        "--moe-grouped-gemm",
+        "--moe-single-grouped-weight",
+        "--use-transformer-engine-op-fuser",
+        "--batch-invariant-mode",
+        "--swiglu",
+        "--finetune",
     }
 )
 

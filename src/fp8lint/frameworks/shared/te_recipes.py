@@ -34,6 +34,9 @@ FORMATS: dict[str, Fp8Format] = {
     "HYBRID": Fp8Format.HYBRID,
     "E4M3": Fp8Format.E4M3,
     "E5M2": Fp8Format.E5M2,
+    # an FP8 recipe accepts the FP4 member and stores E5M2 in both passes: get_fp8_te_dtype
+    # picks E4M3 only for E4M3 and HYBRID's forward (pytorch/quantization.py L290-296)
+    "E2M1": Fp8Format.E5M2,
 }
 ALGOS: dict[str, AmaxAlgo] = {"max": AmaxAlgo.MAX, "most_recent": AmaxAlgo.MOST_RECENT}
 # the keywords whose written value is validated as it is (the format and algorithm are
@@ -51,6 +54,14 @@ CONSTRUCTED = frozenset(
         "nvfp4_4over6_e4m3_use_256",
         "nvfp4_4over6_err_mode",
         "quantization_alignment",
+        # the recipes' other switches: a `bool` as pydantic reads it (`disable_rht=2` fails)
+        "use_power_2_scales",
+        "enable_2d_quantization",
+        "use_f32_scales",
+        "disable_rht",
+        "disable_stochastic_rounding",
+        "disable_2d_quantization",
+        "row_scaled_activation",
     }
 )
 

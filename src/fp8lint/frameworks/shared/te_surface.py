@@ -61,7 +61,7 @@ from pydantic_core import PydanticCustomError
 
 from fp8lint.frameworks.shared.surface_types import INT_LIMIT
 
-FormatName = Literal["HYBRID", "E4M3", "E5M2"]
+FormatName = Literal["HYBRID", "E4M3", "E5M2", "E2M1"]
 """A `Format` member's name, as the recognizer hands it over (`Format.hybrid` does not
 exist: no case-folding)."""
 
@@ -158,8 +158,15 @@ class _Recipe(BaseModel):
     backward_override: BackwardOverride = None
 
 
+# switches whose default TE reads from an NVTE_* variable (L302, L373, L429, L558-563): the
+# default here is only the variable's own default
+_SWITCH = Field(False, description="a bool; its default comes from an NVTE_* variable")
+
+
 class Float8CurrentScaling(_Recipe):
     """Per-tensor current scaling (`Float8CurrentScaling()`: HYBRID)."""
+
+    use_power_2_scales: TeBool = _SWITCH
 
 
 class MXFP8BlockScaling(_Recipe):
@@ -167,6 +174,7 @@ class MXFP8BlockScaling(_Recipe):
 
     fp8_format: FormatName = "E4M3"
     margin: TeInt = 0
+    enable_2d_quantization: TeBool = False
 
 
 _NO_ATTENTION = _asserts(lambda v: not v, "expected False: Float8BlockScaling has no FP8 attention")
@@ -180,6 +188,7 @@ class Float8BlockScaling(_Recipe):
     x_block_scaling_dim: BlockDim = 1
     w_block_scaling_dim: BlockDim = 2
     grad_block_scaling_dim: BlockDim = 1
+    use_f32_scales: TeBool = _SWITCH
     fp8_dpa: Annotated[TeBool, _NO_ATTENTION] = False
     fp8_mha: Annotated[TeBool, _NO_ATTENTION] = False
 
@@ -201,6 +210,10 @@ class NVFP4BlockScaling(_Recipe):
     ] = "all"
     # upper-cased by TE only when it comes from NVTE_NVFP4_4OVER6_ERR_MODE, not as a keyword
     nvfp4_4over6_err_mode: Annotated[Literal["MAE", "MSE"], _case_sensitive("MAE", "MSE")] = "MAE"
+    disable_rht: TeBool = _SWITCH
+    disable_stochastic_rounding: TeBool = _SWITCH
+    disable_2d_quantization: TeBool = _SWITCH
+    row_scaled_activation: TeBool = _SWITCH
 
 
 class CustomRecipe(_Recipe):
