@@ -7,7 +7,7 @@ from typing import Any
 
 from fp8lint.diagnostics import Severity
 from fp8lint.model import Fp8Site, Setting
-from fp8lint.rule import Example, Finding, Rule, where
+from fp8lint.rule import Example, Finding, Rule, targets, where
 
 
 class InvalidValue(Rule):
@@ -56,12 +56,17 @@ class InvalidValue(Rule):
     )
 
     def check(self, site: Fp8Site, options: Mapping[str, Any]) -> Iterator[Finding]:
-        # each value a framework's surface model rejected (`frameworks.surfaces`)
+        # each value a framework's surface model rejected (`frameworks.surfaces`), when the
+        # target release has the check
+        target = targets(options)
         for bad in site.invalid:
+            if not target.has(bad.since):
+                continue
+            note = "the framework rejects this value at launch or reads it as something else"
             yield Finding(
                 span=bad.span,
                 message=bad.message,
-                note="the framework rejects this value at launch or reads it as something else",
+                note=f"{note} ({target.assumed(bad.since)})" if bad.since else note,
             )
         history = empty_history(site)
         if history is not None and site.is_on and site.is_delayed:

@@ -85,9 +85,11 @@ class ConflictingSettings(Rule):
     )
 
     def check(self, site: Fp8Site, options: Mapping[str, Any]) -> Iterator[Finding]:
+        target = targets(options)
         for n in site.notes:
-            if n.kind == "conflict":
-                yield Finding(span=n.span, message=n.message, note=n.why)
+            if n.kind == "conflict" and target.has(n.since):
+                why = f"{n.why} ({target.assumed(n.since)})" if n.since else n.why
+                yield Finding(span=n.span, message=n.message, note=why)
         if site.framework in MEGATRON_STACKS:
             yield from megatron_launch(site, targets(options))
         if not site.is_on:

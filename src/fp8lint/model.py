@@ -312,6 +312,9 @@ class SourceNote(BaseModel):
     message: str  # one short line: what is wrong and the key
     replacement: str | None = None
     why: str = ""  # the finding's note: why it matters, one short line
+    # the framework release that brought the check, `transformer-engine 2.15` (gated on the
+    # run's `target-versions`); None: every release fp8lint reads
+    since: str | None = None
 
 
 class PrecisionOverride(BaseModel):

@@ -62,6 +62,18 @@ class Targets:
         """Whether the target of `framework` is `release` or newer."""
         return version_tuple(self.version(framework)) >= version_tuple(release)
 
+    def has(self, since: str | None) -> bool:
+        """Whether the target has a check that came with `since` (`transformer-engine 2.15`;
+        None: every release)."""
+        if since is None:
+            return True
+        framework, _, release = since.partition(" ")
+        return framework not in TARGETS or self.at_least(framework, release)
+
+    def assumed(self, since: str) -> str:
+        """The version a gated finding assumes, in its note: `transformer-engine 2.20`."""
+        return self.label(since.partition(" ")[0])
+
     def resolved(self) -> dict[str, str]:
         """Every framework's target, the defaults filled in (`--show-settings`)."""
         return {name: self.version(name) for name in sorted(TARGETS)}

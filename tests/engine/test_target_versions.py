@@ -110,3 +110,23 @@ def test_mxfp8_moe_payloads_are_checked_on_main(
     assert "FP8403" not in run(tmp_path, capsys, fused, main_target)
     alltoall = fused.replace("flex", "alltoall")
     assert "FP8403" in run(tmp_path, capsys, alltoall, main_target)
+
+
+def test_transformer_engine_checks_are_gated_on_their_release(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`backward_override` came with TE 2.15; an older TE drops the unknown keyword."""
+    text = (
+        "from transformer_engine.common.recipe import Float8CurrentScaling\n"
+        'r = Float8CurrentScaling(backward_override="fp32")\n'
+    )
+    (tmp_path / "pyproject.toml").write_text("[tool.fp8lint]\n")
+    (tmp_path / "recipe.py").write_text(text)
+    main(["check", "--no-cache", str(tmp_path / "recipe.py")])
+    out = capsys.readouterr().out
+    assert "FP8401" in out and "transformer-engine 2.20" in out
+    (tmp_path / "pyproject.toml").write_text(
+        '[tool.fp8lint]\ntarget-versions = {transformer-engine = "2.14"}\n'
+    )
+    main(["check", "--no-cache", str(tmp_path / "recipe.py")])
+    assert "FP8401" not in capsys.readouterr().out

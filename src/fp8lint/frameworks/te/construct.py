@@ -16,7 +16,8 @@ its check silent, and so do TE's environment-variable defaults (`NVTE_BACKWARD_O
 
 The checks, by their line in TE 2.20's `transformer_engine/common/recipe/__init__.py`
 (NVIDIA/TransformerEngine@d0067d0da6cb01811b8072a7d304f0e00344ce2b), and the first release
-tag in the mirror that has each (the lead gates them by version; fp8lint does not yet):
+tag in the mirror that has each (`stamped` gives each note its release, and the rules skip
+the ones newer than the run's `transformer-engine` target):
 
 - TE264, L315-316, L376-377, L464: pure E5M2 (`fp8_format=Format.E5M2`) refused by
   `DelayedScaling`, `Float8CurrentScaling` and `MXFP8BlockScaling` since before v2.0, by
@@ -72,6 +73,41 @@ _2D_WHY = (
     "Float8BlockScaling asserts when it is built that no GEMM takes 2D blocks on both sides "
     "(x with w, x with grad, w with grad)"
 )
+
+
+# the TE release that brought each check (the list above): by the keyword that decides it,
+# then by the class (a class newer than the target has none of its checks there)
+_SINCE_KEY = {
+    "backward_override": "2.15",
+    "nvfp4_4over6": "2.17",
+    "nvfp4_4over6_e4m3_use_256": "2.17",
+    "nvfp4_4over6_err_mode": "2.17",
+    "quantization_alignment": "2.20",
+}
+_SINCE_CLASS = {
+    "Float8BlockScaling": "2.3",
+    "NVFP4BlockScaling": "2.8",
+    "CustomRecipe": "2.9",
+}
+_BLOCK_ATTENTION = ("fp8_dpa", "fp8_mha")  # refused by Float8BlockScaling since v2.4
+
+
+def stamped(notes: list[SourceNote], cls: str) -> list[SourceNote]:
+    """Each note with the TE release its check came with (`SourceNote.since`), for the rules
+    to gate on `target-versions`."""
+    from fp8lint.frameworks.shared.te_recipes import CHECKED
+
+    out = []
+    for note in notes:
+        release = _SINCE_KEY.get(note.key)
+        if release is None and cls == "Float8BlockScaling" and note.key in _BLOCK_ATTENTION:
+            release = "2.4"
+        if release is None and (note.kind == "conflict" or note.key not in CHECKED):
+            release = _SINCE_CLASS.get(cls)  # a class's own check (not a shared keyword type)
+        if release is not None:
+            note = note.model_copy(update={"since": f"transformer-engine {release}"})
+        out.append(note)
+    return out
 
 
 def format_string(arg: Arg) -> SourceNote | None:

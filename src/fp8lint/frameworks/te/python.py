@@ -93,7 +93,7 @@ def recipe_site(ctx: Context, tgt: Target) -> Fp8Site:
     """A recipe call: every keyword its class has, and TE's defaults for the rest; and what
     the class refuses when it is built (`te/construct.py`)."""
     from fp8lint.frameworks.shared.te_surface import RECIPES
-    from fp8lint.frameworks.te.construct import block_checks, format_arg, validated
+    from fp8lint.frameworks.te.construct import block_checks, format_arg, stamped, validated
 
     call, cls = tgt.call, tgt.name
     call_span = ctx.span(call)
@@ -186,8 +186,8 @@ def recipe_site(ctx: Context, tgt: Target) -> Fp8Site:
         framework=Framework.TE,
         kind=f"Transformer Engine {cls}(...)",
         span=call_span,
-        invalid=invalid,
-        notes=notes,
+        invalid=stamped(invalid, cls),
+        notes=stamped(notes, cls),
         edit=ctx.edit_info(call, KEYS),
         **cast("dict[str, Any]", values),  # keys are Setting fields
     )
