@@ -229,7 +229,6 @@ def megatron_launch(site: Fp8Site, target: Targets) -> Iterator[Finding]:
         and fp4
         and site.fp4_recipe.value == "custom"
         and not site.fp4_quantizer_factory.written
-        and site.framework in MEGATRON_STACKS
     ):
         yield Finding(
             span=where(site.fp4_recipe, site),

@@ -16,7 +16,7 @@ from typing import Any
 
 from fp8lint.documents.text import SourceFile
 from fp8lint.documents.tree import Document, Node
-from fp8lint.frameworks.shared.base import Arg
+from fp8lint.frameworks.shared.base import Arg, note
 from fp8lint.frameworks.shared.megatron_flags import (
     FLAG_KEYS,
     FLAGS,
@@ -165,15 +165,8 @@ def unknown_flag_notes(flags: Mapping[str, Arg]) -> list[SourceNote]:
         if instead is None:
             continue
         use = f": {instead}" if instead else ""
-        notes.append(
-            SourceNote.model_construct(
-                kind="unknown-flag",
-                key=flag,
-                span=arg.span,
-                message=f"`{flag}` is not a Megatron-LM flag{use}",
-                why="Megatron's parser stops the launch on an unrecognized argument",
-            )
-        )
+        why = "Megatron's parser stops the launch on an unrecognized argument"
+        notes.append(note("unknown-flag", arg, f"`{flag}` is not a Megatron-LM flag{use}", why=why))
     return notes
 
 
