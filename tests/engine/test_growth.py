@@ -125,3 +125,34 @@ def test_fixes_for_many_recipe_calls_cost_linear_work() -> None:
         assert sum(d.code == "FP8101" and d.fix is not None for d in diags) == calls + 1
         counts.append(count[0])
     assert counts[1] < 2.5 * counts[0], counts
+
+
+def test_a_name_read_by_many_recipe_calls_is_looked_up_once() -> None:
+    """`PyModule.assignments` keeps each (scope, name)'s assignments: forty calls that read
+    `MARGIN` ask libcst's scope for it once, as ten calls do (each call still resolves its
+    own callee, which is per call by nature)."""
+    import libcst.metadata.scope_provider as scope_provider
+
+    def lookups(calls: int) -> int:
+        text = (
+            "from transformer_engine.common.recipe import DelayedScaling\nMARGIN = 0\n"
+            + "".join(
+                f"r{i} = DelayedScaling(margin=MARGIN, amax_history_len=1)\n" for i in range(calls)
+            )
+        )
+        seen = [0]
+        original = scope_provider.Scope.__getitem__
+
+        def counted(self: Any, name: str) -> Any:
+            seen[0] += name == "MARGIN"
+            return original(self, name)
+
+        scope_provider.Scope.__getitem__ = counted  # type: ignore[method-assign]
+        try:
+            diags = _lint("recipe.py", text)
+        finally:
+            scope_provider.Scope.__getitem__ = original  # type: ignore[method-assign]
+        assert len([d for d in diags if d.code == "FP8101"]) == calls  # every call was read
+        return seen[0]
+
+    assert lookups(10) == lookups(40) == 1
