@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 from fp8lint.diagnostics import Severity
@@ -277,18 +277,18 @@ def megatron_launch(site: Fp8Site, target: Targets) -> Iterator[Finding]:
             f"recipe, not {term(site.recipe)}",
             note=f"{raises} (validate_args)",
         )
-    yield from _moe_and_inference(site, target, raises)
+    yield from _moe_and_inference(site, since, raises)
 
 
-def _moe_and_inference(site: Fp8Site, target: Targets, raises: str) -> Iterator[Finding]:
-    """Megatron's MoE and inference checks that read FP8/FP4 (the rest of `megatron_launch`)."""
+def _moe_and_inference(
+    site: Fp8Site, since: Callable[[str], bool], raises: str
+) -> Iterator[Finding]:
+    """Megatron's MoE and inference checks that read FP8/FP4 (the rest of `megatron_launch`,
+    with its release gate and its note)."""
     on, off = site.enabled.value is True, site.enabled.value is False
     fp4 = _fp4_on(site)
     recipe = site.recipe.value if site.recipe.known else None
     fp4_gather = site.fp4_param_gather
-
-    def since(release: str) -> bool:
-        return target.at_least(CORE, release)
 
     # transformer_config.py L1723: one grouped expert weight only for mxfp8 or nvfp4
     single = site.moe_single_grouped_weight
