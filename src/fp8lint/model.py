@@ -401,8 +401,7 @@ class Fp8Site(BaseModel):
     recompute_reachable: Setting[bool] = _unset()
     moe_a2a_overlap: Setting[bool] = _unset()
     quantizer_factory: Setting[str] = _unset()
-    # FP4 besides `fp4` (the format): Megatron's `--fp4-recipe`, `--fp4-param-gather`,
-    # `--fp4-quantizer-factory`
+    # FP4 besides `fp4` (the format): `--fp4-recipe`, `--fp4-param-gather`, its factory
     fp4_recipe: Setting[str] = _unset()
     fp4_param_gather: Setting[bool] = _unset()
     fp4_quantizer_factory: Setting[str] = _unset()
@@ -435,6 +434,36 @@ class Fp8Site(BaseModel):
     # the layer implementation and the inference CUDA-graph scope (Megatron's inference checks)
     transformer_impl: Setting[str] = _unset()
     inference_graph_scope: Setting[str] = _unset()
+    # NVFP4's switches (TE `NVFP4BlockScaling` fields, or the `NVTE_NVFP4_*` variables behind
+    # their defaults): RHT, stochastic rounding, 2D weight scales, row-scaled activations,
+    # 4over6; TE's `NVTE_BACKWARD_OVERRIDE`; blockwise FP32 scales (`NVTE_FP8_BLOCK_SCALING_...`)
+    nvfp4_disable_rht: Setting[bool] = _unset()
+    nvfp4_disable_sr: Setting[bool] = _unset()
+    nvfp4_disable_2d: Setting[bool] = _unset()
+    nvfp4_row_scaled: Setting[bool] = _unset()
+    nvfp4_4over6: Setting[str] = _unset()
+    backward_override: Setting[str] = _unset()
+    block_scaling_fp32_scales: Setting[bool] = _unset()
+    # overlap of the grad reduce and the param all-gather (also with the optimizer step),
+    # virtual pipeline stages, CUDA graphs
+    overlap_grad_reduce: Setting[bool] = _unset()
+    overlap_param_gather: Setting[bool] = _unset()
+    overlap_param_gather_with_optimizer_step: Setting[bool] = _unset()
+    virtual_pipeline: Setting[int] = _unset()
+    cuda_graph: Setting[bool] = _unset()
+    # optimizer (`adam`, `muon`, ...), the precision-aware optimizer and its moments' dtypes,
+    # the checkpoint format; packing (THD / padding-free), PEFT (`lora`; unset: full training)
+    optimizer: Setting[str] = _unset()
+    precision_aware_optimizer: Setting[bool] = _unset()
+    exp_avg_dtype: Setting[str] = _unset()
+    exp_avg_sq_dtype: Setting[str] = _unset()
+    ckpt_format: Setting[str] = _unset()
+    packing: Setting[bool] = _unset()
+    peft: Setting[str] = _unset()
+    # the GPU the file names (`--gpu b200`), as written, never from a recipe's name
+    # (`fp8lint.rule.gpu_sm`); the experts' GEMM backend (AutoModel `model.backend.experts`)
+    gpu: Setting[str] = _unset()
+    expert_backend: Setting[str] = _unset()
     # topology
     tensor_parallel: Setting[int] = _unset()
     pipeline_parallel: Setting[int] = _unset()
@@ -477,6 +506,33 @@ class Fp8Site(BaseModel):
     @property
     def is_delayed(self) -> bool:
         return self.recipe.value is Recipe.DELAYED
+
+    @property
+    def fp4_on(self) -> bool | None:
+        """FP4 on (a TE NVFP4 autocast, or an FP4 format written), off, or unknown."""
+        if self.is_on and self.recipe.value is Recipe.NVFP4:
+            return True
+        if not self.fp4.known:
+            return None
+        return bool(self.fp4.value)
+
+    @property
+    def quantized(self) -> bool:
+        """FP8 or FP4 training is on: the site is live."""
+        return self.is_on or self.fp4_on is True
+
+    @property
+    def active_recipe(self) -> Recipe | None:
+        """The recipe in force: FP8's when FP8 is on, else FP4's (NVFP4 or CUSTOM), else None."""
+        if self.is_on:
+            return self.recipe.value if self.recipe.known else None
+        if self.fp4_on is not True:
+            return None
+        fp4_recipe = self.fp4_recipe
+        if not fp4_recipe.known and fp4_recipe.written:
+            return None
+        name = (fp4_recipe.value or "nvfp4").lower()
+        return {"nvfp4": Recipe.NVFP4, "custom": Recipe.CUSTOM}.get(name)
 
     def anchor(self) -> Span:
         """Where a finding about the whole site points: the line that enabled FP8."""

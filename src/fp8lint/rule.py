@@ -266,3 +266,28 @@ def planned_tokens(site: Fp8Site) -> int | None:
     batch = _count(site.global_batch_size.value)
     seq = _count(site.seq_length.value)
     return steps * batch * seq if steps and batch and seq else None
+
+
+# GPU names a file may write, by the compute capability TE's recipe gates test
+# (`pytorch/quantization.py` L150-212 at NVIDIA/TransformerEngine@d0067d0da: MXFP8 and NVFP4
+# need SM 10.x; SM 12.x is refused for MXFP8 and not listed for NVFP4 training)
+_GPU_SM: tuple[tuple[tuple[str, ...], str], ...] = (
+    (("gb10", "rtx5090", "rtx5080", "rtxpro6000", "sm120", "sm121", "sm_120", "sm_121"), "sm120"),
+    (("b200", "b300", "gb200", "gb300", "b100", "sm100", "sm103", "sm_100", "sm_103"), "sm100"),
+    (("h100", "h200", "h800", "h20", "gh200", "sm90", "sm_90"), "sm90"),
+    (("l40", "l4", "rtx4090", "sm89", "sm_89"), "sm89"),
+    (("a100", "a800", "a10", "a30", "sm80", "sm_80"), "sm80"),
+)
+
+
+def gpu_sm(site: Fp8Site) -> str | None:
+    """The compute-capability family (`sm80`, `sm89`, `sm90`, `sm100`, `sm120`) of the GPU the
+    file names, or None when it names none or one not listed here (never guessed)."""
+    if not site.gpu.known or not site.gpu.value:
+        return None
+    name = "".join(ch for ch in site.gpu.value.lower() if ch.isalnum() or ch == "_")
+    name = name.removeprefix("nvidia")
+    for names, sm in _GPU_SM:
+        if name in names:
+            return sm
+    return None

@@ -22,6 +22,7 @@ def render_sites(path: str, sites: list[Fp8Site], label: Callable[[str], str] = 
     for i, site in enumerate(sites, 1):
         s = site.span
         out.append(f"{s.path}:{s.line}:{s.column}: site {i}: {site.kind} ({label(site.framework)})")
+        out.append(f"    {'precision':28} {_precision(site)}")
         if len(site.layers) > 1:
             out.append(f"    layers (base first): {' > '.join(site.layers)}")
         for name in SETTING_FIELDS:
@@ -60,3 +61,18 @@ def render_sites(path: str, sites: list[Fp8Site], label: Callable[[str], str] = 
     # paths, keys, values and notes come from the input: each line is `printable`, so none of
     # them can start a line of its own or send a control sequence to the terminal
     return "".join(printable(line) + "\n" for line in out)
+
+
+def _precision(site: Fp8Site) -> str:
+    """What the site trains in: `FP8 mxfp8`, `FP4 nvfp4`, `off`, or `unknown`."""
+    fp8 = site.enabled.value if site.enabled.known else None
+    fp4 = site.fp4_on
+    recipe = site.active_recipe
+    named = recipe.value if recipe is not None else "unknown recipe"
+    if fp8 is True and site.recipe.value is not None and site.recipe.value.value == "nvfp4":
+        return "FP4 nvfp4 (TE recipe)"
+    if fp8 is True:
+        return f"FP8 {named}" + (" and FP4 (both on)" if fp4 else "")
+    if fp4 is True:
+        return f"FP4 {named}" + (" (FP8 off)" if fp8 is False else "")
+    return "off" if fp8 is False else "unknown"
