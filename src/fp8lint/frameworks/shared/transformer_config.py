@@ -126,8 +126,6 @@ MODEL_TO_CONFIG: dict[str, str] = {
     "transformer_impl": "transformer_impl",
     "inference_graph_scope": "inference_cuda_graph_scope",
     **TRAINING_STRINGS,
-    "virtual_pipeline": "num_virtual_stages_per_pipeline_rank",
-    "cuda_graph": "cuda_graph_impl",
 }
 
 
