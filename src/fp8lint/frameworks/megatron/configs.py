@@ -99,9 +99,37 @@ _TRAINING_FLAGS = frozenset(
         "use_megatron_fsdp",
         "optimizer_cpu_offload",
         "reuse_grad_buf_for_mxfp8_param_ag",
+        "overlap_grad_reduce",
+        "overlap_param_gather",
+        "overlap_param_gather_with_optimizer_step",
+        "num_layers_per_virtual_pipeline_stage",
+        "num_virtual_stages_per_pipeline_rank",
+        "virtual_pipeline_model_parallel_size",
+        "optimizer",
+        "use_precision_aware_optimizer",
+        "exp_avg_dtype",
+        "exp_avg_sq_dtype",
+        "ckpt_format",
+        "cuda_graph_impl",
+        "enable_cuda_graph",
+        "external_cuda_graph",
     }
 )
-_TRAINING_FIELDS = ("distributed_optimizer", "fsdp", "optimizer_cpu_offload")
+_TRAINING_FIELDS = (
+    "distributed_optimizer",
+    "fsdp",
+    "optimizer_cpu_offload",
+    "overlap_grad_reduce",
+    "overlap_param_gather",
+    "overlap_param_gather_with_optimizer_step",
+    "virtual_pipeline",
+    "optimizer",
+    "precision_aware_optimizer",
+    "exp_avg_dtype",
+    "exp_avg_sq_dtype",
+    "ckpt_format",
+    "cuda_graph",
+)
 
 
 class _Without(Mapping[str, Any]):

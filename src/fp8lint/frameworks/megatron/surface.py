@@ -74,6 +74,26 @@ class MegatronArgs(TransformerConfigFp8):
     use_megatron_fsdp: bool | None = False
     optimizer_cpu_offload: bool | None = False
     reuse_grad_buf_for_mxfp8_param_ag: bool | None = False
+    # overlap, virtual pipeline, CUDA graphs, optimizer and checkpoint format (the documented
+    # failures' rules read them): `arguments.py` L3121, L3148, L3150 (overlap), L3114-3117
+    # (virtual pipeline; `virtual_pipeline_model_parallel_size` is the TransformerConfig
+    # field, `model_parallel_config.py` L86), L2913 (`--optimizer`), L3667-3683 (precision-
+    # aware optimizer, moments' dtypes); `transformer_config.py` L1049, L1075 (CUDA graphs);
+    # `--ckpt-format` from `CheckpointConfig` (`training/config/training_config.py` L486)
+    overlap_grad_reduce: bool | None = False
+    overlap_param_gather: bool | None = False
+    overlap_param_gather_with_optimizer_step: bool | None = False
+    num_layers_per_virtual_pipeline_stage: int | None = None
+    num_virtual_stages_per_pipeline_rank: int | None = None
+    virtual_pipeline_model_parallel_size: int | None = None
+    optimizer: str | None = "adam"
+    use_precision_aware_optimizer: bool | None = False
+    exp_avg_dtype: str | None = "fp32"
+    exp_avg_sq_dtype: str | None = "fp32"
+    ckpt_format: str | None = "torch_dist"
+    cuda_graph_impl: str | None = "none"
+    enable_cuda_graph: bool | None = False
+    external_cuda_graph: bool | None = False
 
     @field_validator(*_INT_FIELDS, mode="before")
     @classmethod

@@ -90,6 +90,12 @@ SWITCHES = frozenset(
         "--batch-invariant-mode",
         "--swiglu",
         "--finetune",
+        "--overlap-grad-reduce",
+        "--overlap-param-gather",
+        "--overlap-param-gather-with-optimizer-step",
+        "--use-precision-aware-optimizer",
+        "--enable-cuda-graph",
+        "--external-cuda-graph",
     }
 )
 

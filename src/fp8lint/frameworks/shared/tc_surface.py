@@ -88,6 +88,12 @@ class TransformerConfigFp8(BaseModel):
     reduce_amax: bool | None = None
     overlap_moe_expert_parallel_comm: bool | None = False
     sequence_parallel: bool | None = False
+    # virtual pipeline stages and CUDA graphs (Megatron-LM@d98e8a64 model_parallel_config.py
+    # L86; transformer_config.py L1049, L1075): no default here, so a stack that does not
+    # write them leaves them unset (Megatron's command line gives "none")
+    virtual_pipeline_model_parallel_size: Int | None = None
+    cuda_graph_impl: str | None = None
+    enable_cuda_graph: bool | None = None
     # topology and shape (null: derived or left to the framework)
     tensor_model_parallel_size: Int | None = 1
     pipeline_model_parallel_size: Int | None = 1

@@ -92,7 +92,22 @@ BOOL_FIELDS: dict[str, str] = {
     "batch_invariant": "batch_invariant_mode",
     "te_op_fuser": "use_transformer_engine_op_fuser",
     "moe_grouped_gemm": "moe_grouped_gemm",
+    "overlap_grad_reduce": "overlap_grad_reduce",
+    "overlap_param_gather": "overlap_param_gather",
+    "overlap_param_gather_with_optimizer_step": "overlap_param_gather_with_optimizer_step",
+    "precision_aware_optimizer": "use_precision_aware_optimizer",
 }
+# training strings with a default on Megatron's command line (`--optimizer adam` ...)
+TRAINING_STRINGS: dict[str, str] = {
+    "optimizer": "optimizer",
+    "exp_avg_dtype": "exp_avg_dtype",
+    "exp_avg_sq_dtype": "exp_avg_sq_dtype",
+    "ckpt_format": "ckpt_format",
+}
+# virtual pipeline (stages per pipeline rank; 1 is off) and CUDA graphs (on unless "none")
+VIRTUAL_KEYS = ("virtual_pipeline_model_parallel_size", "num_virtual_stages_per_pipeline_rank")
+VP_LAYERS_KEY = "num_layers_per_virtual_pipeline_stage"
+GRAPH_SWITCHES = ("enable_cuda_graph", "external_cuda_graph")
 # FSDP, from either implementation's switch (`--use-torch-fsdp2`, `--use-megatron-fsdp`)
 FSDP_FLAGS = ("use_torch_fsdp2", "use_megatron_fsdp")
 # model field -> TransformerConfig field, for fixes that write a key
@@ -110,6 +125,7 @@ MODEL_TO_CONFIG: dict[str, str] = {
     "moe_flex_backend": "moe_flex_dispatcher_backend",
     "transformer_impl": "transformer_impl",
     "inference_graph_scope": "inference_cuda_graph_scope",
+    **TRAINING_STRINGS,
 }
 
 
@@ -130,6 +146,11 @@ SPELLED: tuple[str, ...] = (
     *INT_FIELDS.values(),
     *BOOL_FIELDS.values(),
     "gated_linear_unit",
+    *TRAINING_STRINGS.values(),
+    *VIRTUAL_KEYS,
+    VP_LAYERS_KEY,
+    "cuda_graph_impl",
+    *GRAPH_SWITCHES,
 )
 # fields a surface gives a default that a site reports only when written
 UNREPORTED = frozenset({"overlap_moe_expert_parallel_comm"})
@@ -233,6 +254,7 @@ FIELDS: tuple[tuple[str, str, Mapping[str, Any] | None], ...] = (
     ("inference_graph_scope", "inference_cuda_graph_scope", None),
     *((model, cfg, None) for model, cfg in INT_FIELDS.items()),
     *((model, cfg, None) for model, cfg in BOOL_FIELDS.items()),
+    *((model, cfg, None) for model, cfg in TRAINING_STRINGS.items()),
 )
 STRINGS = (
     ("quantizer_factory", "fp8_quantizer_factory"),
@@ -281,6 +303,8 @@ def build_site(
             values[model_name] = written(arg, _text(arg.value))
     _fsdp(values, fields, checked, profile, anchor)
     _gated(values, fields, profile, anchor)
+    _virtual_pipeline(values, fields, checked, profile, anchor)
+    _cuda_graph(values, fields, checked, profile, anchor)
     _derived(values, profile)
     _amax(values, profile, anchor)
     return Fp8Site.model_construct(
@@ -461,4 +485,72 @@ def _amax(values: dict[str, Setting[Any]], profile: Profile, anchor: Span) -> No
             "reduce_amax",
             anchor,
             "Megatron never passes reduce_amax, so TE's True applies",
+        )
+
+
+def _virtual_pipeline(
+    values: dict[str, Setting[Any]],
+    fields: dict[str, Arg],
+    checked: surfaces.Checked,
+    profile: Profile,
+    anchor: Span,
+) -> None:
+    """Virtual pipeline stages per pipeline rank (1: no interleaving).  Megatron takes the
+    count (`--num-virtual-stages-per-pipeline-rank`, or the TransformerConfig field), or
+    derives it from `--num-layers-per-virtual-pipeline-stage` as layers / PP / that number,
+    and turns 1 into None (Megatron-LM@d98e8a64 `megatron/training/arguments.py` L950-979)."""
+    for name in VIRTUAL_KEYS:
+        arg = fields.get(name)
+        if arg is not None:
+            if arg.known and checked.values.get(name, 0) is None:
+                values["virtual_pipeline"] = written(arg, 1)
+            else:
+                values["virtual_pipeline"] = surfaces.setting_of(arg, checked, name)
+            return
+    arg = fields.get(VP_LAYERS_KEY)
+    if arg is not None:
+        per = surfaces.setting_of(arg, checked, VP_LAYERS_KEY)
+        layers, pp = values.get("num_layers"), values.get("pipeline_parallel")
+        count: int | None = None
+        if per.known and per.value and layers is not None and layers.known and layers.value:
+            stages = pp.value if pp is not None and pp.known and pp.value else None
+            if stages:
+                count = max(1, int(layers.value) // (int(stages) * int(per.value)))
+        values["virtual_pipeline"] = written(arg, count) if per.known else per
+        if per.known and count is None:
+            values["virtual_pipeline"] = Setting[int].model_construct(
+                known=False, key=arg.key, span=arg.span, provenance="written"
+            )
+        return
+    if "optimizer" in profile.defaults:  # the command line's defaults: both flags None
+        values["virtual_pipeline"] = default(1, profile.label, profile.key(VIRTUAL_KEYS[1]), anchor)
+
+
+def _cuda_graph(
+    values: dict[str, Setting[Any]],
+    fields: dict[str, Arg],
+    checked: surfaces.Checked,
+    profile: Profile,
+    anchor: Span,
+) -> None:
+    """CUDA graphs on: `cuda_graph_impl` other than "none", or the deprecated
+    `--enable-cuda-graph` / `--external-cuda-graph` (Megatron-LM@d98e8a64
+    `megatron/core/transformer/transformer_config.py` L1049, L1075;
+    `megatron/training/arguments.py` L611-630)."""
+    for name in GRAPH_SWITCHES:
+        arg = fields.get(name)
+        if arg is not None:
+            setting = surfaces.setting_of(arg, checked, name)
+            if setting.value is True or not setting.known:
+                values["cuda_graph"] = setting
+                return
+    arg = fields.get("cuda_graph_impl")
+    if arg is not None:
+        impl = surfaces.setting_of(arg, checked, "cuda_graph_impl")
+        on = None if not impl.known else str(impl.value).lower() not in ("none", "")
+        values["cuda_graph"] = written(arg, on) if impl.known else impl
+    elif "cuda_graph_impl" in profile.defaults:
+        off = profile.defaults["cuda_graph_impl"] in (None, "none")
+        values["cuda_graph"] = default(
+            not off, profile.label, profile.key("cuda_graph_impl"), anchor
         )
