@@ -30,6 +30,7 @@ TARGETS: dict[str, str] = {
     "transformer-engine": "2.20",
     "megatron-core": "0.19",
     "megatron-bridge": "0.6",
+    "ms-swift": "4.5",
 }
 MAIN = (10_000,)  # `main`: newer than any release
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from fp8lint.documents.text import SourceFile
 from fp8lint.engine import parse_file
-from fp8lint.model import AmaxAlgo, Framework, Recipe
+from fp8lint.model import AmaxAlgo, Fp8Site, Framework, Recipe
 
 from ..conftest import run_cli
 
@@ -131,3 +131,44 @@ def test_sft_and_rlhf_are_fine_tunes_and_pt_is_not() -> None:
         (site,) = parse_file(SourceFile("run.sh", text), "shell")
         assert (site.fine_tune.value is True) is tune, sub
         assert site.train_steps.value == 300
+
+
+def _swift_site(text: str) -> Fp8Site:
+    sites = parse_file(SourceFile("run.sh", text), "shell")
+    assert len(sites) == 1
+    return sites[0]
+
+
+def test_swift_fp4_launch_is_a_live_nvfp4_site() -> None:
+    site = _swift_site(
+        "megatron sft --model Qwen/Qwen3-8B --fp4_format e2m1 --fp4_param_gather true\n"
+    )
+    assert site.fp4_on is True and site.quantized and site.is_on is False
+    assert site.active_recipe is Recipe.NVFP4
+    assert site.fp4_recipe.value == "nvfp4" and site.fp4_recipe.provenance == "default"
+    assert site.fp4_param_gather.value is True and site.fp4_param_gather.written
+    off = _swift_site("megatron sft --model Qwen/Qwen3-8B --fp8_format e4m3\n")
+    assert off.fp4_on is False and off.active_recipe is Recipe.DELAYED
+
+
+def test_swift_packing_peft_and_optimizer_settings_with_swift_defaults() -> None:
+    base = _swift_site("megatron sft --model m --fp8_format e4m3\n")
+    assert base.packing.value is True and base.packing.provenance == "default"  # padding_free
+    assert not base.peft.known  # full training: no PEFT
+    assert base.precision_aware_optimizer.value is False
+    assert (base.exp_avg_dtype.value, base.exp_avg_sq_dtype.value) == ("fp32", "fp32")
+    assert base.distributed_optimizer.value is True and base.optimizer.value == "adam"
+    site = _swift_site(
+        "megatron sft --model m --fp8_format e4m3 --padding_free false --tuner_type lora "
+        "--use_precision_aware_optimizer true --exp_avg_dtype bf16 --exp_avg_sq_dtype BF16\n"
+    )
+    assert site.packing.value is False and site.packing.written
+    assert site.peft.value == "lora"
+    assert site.precision_aware_optimizer.value is True
+    assert (site.exp_avg_dtype.value, site.exp_avg_sq_dtype.value) == ("bf16", "bf16")
+    old = _swift_site(
+        "megatron sft --model m --train_type lora --packing true --padding_free false\n"
+    )
+    assert old.peft.value == "lora" and old.packing.value is True  # packing forces padding-free
+    full = _swift_site("megatron sft --model m --train_type full\n")
+    assert not full.peft.known

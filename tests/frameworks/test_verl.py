@@ -69,3 +69,30 @@ def test_a_role_without_fp8_and_other_programs_are_not_verl() -> None:
     text = "python3 train.py +actor_rollout_ref.actor.megatron.tensor_model_parallel_size=2\n"
     assert parse_file(SourceFile("run.sh", text), "shell") == []
     assert parse_file(SourceFile("x.yaml", "critic:\n  megatron: {}\n"), "yaml") == []
+
+
+def test_verl_mxfp8_and_thd_packing_from_use_remove_padding() -> None:
+    base = (
+        "actor_rollout_ref:\n  actor:\n    megatron:\n{extra}"
+        "      override_transformer_config:\n        fp8: e4m3\n        fp8_recipe: mxfp8\n"
+    )
+    (site,) = parse_file(SourceFile("ppo.yaml", base.format(extra="")), "yaml")
+    assert site.recipe.value is Recipe.MXFP8 and site.active_recipe is Recipe.MXFP8
+    assert site.packing.value is True and site.packing.provenance == "default"  # THD
+    off = base.format(extra="      use_remove_padding: false\n")
+    (site,) = parse_file(SourceFile("ppo.yaml", off), "yaml")
+    assert site.packing.value is False and site.packing.written
+    assert not site.invalid and not site.notes  # not a TransformerConfig key: no finding
+
+
+def test_verl_hydra_override_of_use_remove_padding() -> None:
+    cmd = (
+        "python3 -m verl.trainer.main_ppo "
+        "+actor_rollout_ref.actor.megatron.override_transformer_config.fp8=e4m3 "
+        "+actor_rollout_ref.actor.megatron.override_transformer_config.fp8_recipe=mxfp8 "
+        "actor_rollout_ref.actor.megatron.use_remove_padding={v}\n"
+    )
+    (on,) = parse_file(SourceFile("run.sh", cmd.format(v="True")), "shell")
+    (off,) = parse_file(SourceFile("run.sh", cmd.format(v="False")), "shell")
+    assert on.packing.value is True and on.packing.written
+    assert off.packing.value is False and off.recipe.value is Recipe.MXFP8

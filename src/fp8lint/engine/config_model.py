@@ -333,7 +333,7 @@ class ConfigFile(BaseModel):
         None,
         alias="target-versions",
         description="Framework -> the release the checks assume (transformer-engine, "
-        "megatron-core, megatron-bridge; default: each one's newest release; `main`: its "
+        "megatron-core, megatron-bridge, ms-swift; default: each one's newest release; `main`: its "
         "unreleased branch).",
     )
     cache_dir: Annotated[str, AfterValidator(_non_empty)] | None = Field(

@@ -11,6 +11,17 @@ dataclass sets a field (modelscope/ms-swift `swift/megatron/argument/megatron_ar
 Megatron's own defaults (margin 0, interval 1, reduction over TP x DP x CP) apply; they can
 only be changed through `--megatron_extra_kwargs` JSON, which is read too.  The model's shape
 comes from the Hugging Face checkpoint, so no shape default is assumed.
+
+Since ms-swift 4 the arguments live in `swift/megatron/arguments/megatron_args.py` (read at
+modelscope/ms-swift@3602360a562313afbf2ef6065fdf61f271a2c5b9, 2026-08-22).  FP4 (PR #9330):
+`fp4_format` Literal['e2m1'] default None (L643), `fp4_recipe` Literal['nvfp4'] default
+"nvfp4" (L644), `fp4_param_gather` False (L645); Swift copies `fp4_format` to Megatron's
+`fp4` (L839).  Besides FP8/FP4 this reader fills what the launch-time failures need:
+`padding_free` default True (L524; `--packing true` forces it, `megatron_base_args.py`
+L36-37) as `packing`; `tuner_type` (`train_type` before ms-swift 4) 'lora' / 'lora_llm' as
+`peft` (L449; 'full' is full training, left unset); `use_precision_aware_optimizer` False
+(L504), `exp_avg_dtype` / `exp_avg_sq_dtype` 'fp32' (L507-508), `optimizer` 'adam' (L500),
+`use_distributed_optimizer` True (L587).
 """
 
 from __future__ import annotations
@@ -18,11 +29,12 @@ from __future__ import annotations
 import json
 import os
 from dataclasses import replace
+from typing import Any
 
 from fp8lint.documents.shell import Script, Word
 from fp8lint.documents.text import SourceFile
 from fp8lint.frameworks.shared import surfaces
-from fp8lint.frameworks.shared.base import Arg, default
+from fp8lint.frameworks.shared.base import Arg, default, written
 from fp8lint.frameworks.shared.megatron_flags import fields_from_flags
 from fp8lint.frameworks.shared.shell_args import dashed_flags
 from fp8lint.frameworks.shared.transformer_config import (
@@ -31,7 +43,7 @@ from fp8lint.frameworks.shared.transformer_config import (
     build_site,
     key_map,
 )
-from fp8lint.model import EditInfo, Fp8Site, Framework
+from fp8lint.model import EditInfo, Fp8Site, Framework, Setting
 
 SUBCOMMANDS = frozenset({"sft", "pt", "rlhf"})
 TUNING = frozenset({"sft", "rlhf"})  # `pt` pretrains (or continues pretraining)
@@ -137,4 +149,55 @@ def from_command(file: SourceFile, command: list[Word], script: Script) -> list[
             "Swift recomputes `core_attn` by default",
         )
         site = site.model_copy(update={"recompute_granularity": recompute})
-    return [site]
+    return [site.model_copy(update=_run_settings(flags, site))]
+
+
+# Swift argument -> (model field, Swift's default), read at ms-swift@3602360a
+# `swift/megatron/arguments/megatron_args.py`
+_RUN_DEFAULTS: dict[str, tuple[str, object]] = {
+    "--use_precision_aware_optimizer": ("precision_aware_optimizer", False),  # L504
+    "--exp_avg_dtype": ("exp_avg_dtype", "fp32"),  # L507
+    "--exp_avg_sq_dtype": ("exp_avg_sq_dtype", "fp32"),  # L508
+    "--optimizer": ("optimizer", "adam"),  # L500
+    "--use_distributed_optimizer": ("distributed_optimizer", True),  # L587
+}
+_BOOLS = frozenset({"--use_precision_aware_optimizer", "--use_distributed_optimizer"})
+_LORA = frozenset({"lora", "lora_llm"})
+
+
+def _bool(arg: Arg) -> bool | None:
+    if not arg.known:
+        return None
+    if isinstance(arg.value, bool):
+        return arg.value
+    text = str(arg.value).lower()
+    return {"true": True, "1": True, "false": False, "0": False}.get(text)
+
+
+def _run_settings(flags: dict[str, Arg], site: Fp8Site) -> dict[str, Setting[Any]]:
+    """The optimizer, packing and PEFT settings of a Swift launch, with Swift's defaults."""
+    anchor = site.enabled.span if site.enabled.written else site.span
+    out: dict[str, Setting[Any]] = {}
+    for flag, (name, value) in _RUN_DEFAULTS.items():
+        arg = flags.get(flag)
+        if arg is None:
+            out[name] = default(value, LABEL, flag, anchor)
+        elif flag in _BOOLS:
+            out[name] = written(arg, _bool(arg))
+        else:
+            out[name] = written(arg, str(arg.value).lower() if arg.known else None)
+    packing, free = flags.get("--packing"), flags.get("--padding_free")
+    if packing is not None and _bool(packing) is not False:  # packing forces padding-free
+        out["packing"] = written(packing, _bool(packing))
+    elif free is not None:
+        out["packing"] = written(free, _bool(free))
+    else:
+        out["packing"] = default(
+            True, LABEL, "--padding_free", anchor, "Megatron-SWIFT flattens batches by default"
+        )
+    tuner = flags.get("--tuner_type") or flags.get("--train_type")
+    if tuner is not None and not tuner.known:
+        out["peft"] = written(tuner, None)
+    elif tuner is not None and str(tuner.value).lower() in _LORA:
+        out["peft"] = written(tuner, "lora")
+    return out

@@ -7,6 +7,10 @@ bash array).  verl passes the dict to Megatron Core unfiltered (verl-project/ver
 `TransformerConfig`'s default (`surface.py`), the amax is reduced over TP x DP x CP, and the
 run post-trains a trained model (a fine-tune for the severity policy).
 
+`<role>.megatron.use_remove_padding` (default True, `verl/trainer/config/engine/megatron.yaml`
+L105 @1dda039b) packs a role's micro-batches in THD format instead of padding them (BSHD):
+the site's `packing`.  The MXFP8 recipe is `override_transformer_config.fp8_recipe: mxfp8`.
+
 `actor_rollout_ref.rollout.quantization: fp8` quantizes the vLLM/SGLang rollout weights
 (E4M3, 128x128 blocks): inference, recorded as a note of the training site, never a finding.
 """
@@ -19,12 +23,13 @@ from fp8lint.documents.shell import Script, Word
 from fp8lint.documents.text import SourceFile
 from fp8lint.documents.tree import Document, Node
 from fp8lint.frameworks.shared import hydra
-from fp8lint.frameworks.shared.base import Arg
+from fp8lint.frameworks.shared.base import Arg, default, written
 from fp8lint.frameworks.shared.transformer_config import (
     MODEL_TO_CONFIG,
     PARALLEL_KEYS,
     Profile,
     SurfaceDefaults,
+    as_bool,
     build_site,
 )
 from fp8lint.frameworks.shared.tree_args import args_of_map, submap
@@ -52,6 +57,8 @@ _OVERRIDE_KEY = re.compile(
 # after, wins.  Each as the model field it fills.
 PARALLEL_FIELDS = {field: key for field, key in MODEL_TO_CONFIG.items() if key in PARALLEL_KEYS}
 _BASE_NOTE = "verl's trainer config may set it"
+PACKING_KEY = "use_remove_padding"  # `<role>.megatron.use_remove_padding`: THD packing
+_PACK_NOTE = "verl packs micro-batches in THD format unless `use_remove_padding` is false"
 
 
 def from_tree(file: SourceFile, doc: Document) -> list[Fp8Site]:
@@ -69,7 +76,7 @@ def from_tree(file: SourceFile, doc: Document) -> list[Fp8Site]:
         if megatron is not None:
             outer = ".".join((*role, "megatron")) + ".{key}"
             found = args_of_map(file, root, (*role, "megatron"), megatron, outer)
-            for key in PARALLEL_KEYS:
+            for key in (*PARALLEL_KEYS, PACKING_KEY):
                 if key in found and key not in fields:
                     fields[key] = found[key]
         span = file.span_of(mapping)
@@ -97,6 +104,7 @@ def _site(
     file: SourceFile, fields: dict[str, Arg], span: Span, role: str, notes: list[SourceNote]
 ) -> Fp8Site:
     fields["finetune"] = Arg("verl", True, span, span, note=_TUNE_NOTE)
+    packing_arg = fields.pop(PACKING_KEY, None)
     profile = Profile(
         framework=Framework.MEGATRON,
         label=LABEL,
@@ -112,7 +120,11 @@ def _site(
         for name, key in PARALLEL_FIELDS.items()
         if key not in fields
     }
-    return site.model_copy(update={"edit": None, **unknown})
+    if packing_arg is None:
+        packing = default(True, LABEL, f"{role}.megatron.{PACKING_KEY}", span, _PACK_NOTE)
+    else:
+        packing = written(packing_arg, as_bool(packing_arg.value) if packing_arg.known else None)
+    return site.model_copy(update={"edit": None, "packing": packing, **unknown})
 
 
 def from_command(file: SourceFile, command: list[Word], script: Script) -> list[Fp8Site] | None:
@@ -128,7 +140,10 @@ def from_command(file: SourceFile, command: list[Word], script: Script) -> list[
         if ov is None:
             continue
         key = m.group("key")
-        if ".override_transformer_config." not in w.text and key not in PARALLEL_KEYS:
+        if ".override_transformer_config." not in w.text and key not in (
+            *PARALLEL_KEYS,
+            PACKING_KEY,
+        ):
             continue
         value_span = file.span(ov.value_start, ov.value_end)
         arg = Arg(
