@@ -17,5 +17,5 @@ FAMILY = Family(
         ),
     ),
     commands=((45, ".cli:from_command"),),
-    prefilter=('"mx"',),
+    prefilter=('"mx"', '.mx"'),
 )
