@@ -149,3 +149,16 @@ TENSORWISE_SWITCHES = (
     "precompute_float8_dynamic_scale_for_fsdp",
     "force_recompute_fp8_weight_in_bwd",
 )
+
+
+def test_te_fp8_site_reads_the_experts_backend() -> None:
+    text = (
+        "model:\n  _target_: nemo_automodel.NeMoAutoModelForCausalLM.from_pretrained\n"
+        "  backend:\n    experts: torch_mm_mxfp8\n    te_fp8:\n      recipe: mxfp8\n"
+    )
+    (site,) = [s for s in sites(text) if s.kind == "NeMo AutoModel te_fp8 backend"]
+    assert site.recipe.value is Recipe.MXFP8
+    assert site.expert_backend.value == "torch_mm_mxfp8" and site.expert_backend.written
+    plain = text.replace("    experts: torch_mm_mxfp8\n", "")
+    (other,) = [s for s in sites(plain) if s.kind == "NeMo AutoModel te_fp8 backend"]
+    assert not other.expert_backend.known

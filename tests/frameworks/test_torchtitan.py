@@ -182,3 +182,32 @@ def test_a_launch_that_switches_a_converter_on_is_a_site() -> None:
     assert rowwise.enabled.value is True and rowwise.recipe.value is Recipe.ROWWISE
     assert rowwise.output_head_fp8.known is False  # the job config's filter_fqns
     assert mx.recipe.value is Recipe.MXFP8
+
+
+MX_HEAD = (
+    "from torchtitan.components.quantization import MXFP8LinearConverter, NVFP4LinearConverter\n"
+)
+
+
+def test_mxfp8_converter_without_fqns_is_mxfp8_with_the_head_converted() -> None:
+    site = one(MX_HEAD + "c = MXFP8LinearConverter.Config(model_compile_enabled=True)\n")
+    assert site.kind == "torchtitan MXFP8LinearConverter.Config(...)"
+    assert site.is_on and site.recipe.value is Recipe.MXFP8
+    assert site.fmt.value is Fp8Format.E4M3
+    assert site.output_head_fp8.value is True
+
+
+def test_nvfp4_converter_is_live_fp4_and_an_include_list_keeps_the_head_out() -> None:
+    site = one(MX_HEAD + 'c = NVFP4LinearConverter.Config(fqns=["layers"])\n')
+    assert site.fp4_on is True and site.active_recipe is Recipe.NVFP4
+    assert site.output_head_fp8.value is False
+    both = one(MX_HEAD + 'c = NVFP4LinearConverter.Config(fqns=["layers", "lm_head", "output"])\n')
+    assert both.output_head_fp8.value is True
+    one_name = one(MX_HEAD + 'c = NVFP4LinearConverter.Config(fqns=["layers", "lm_head"])\n')
+    assert one_name.output_head_fp8.known is False
+    computed = one(MX_HEAD + "c = NVFP4LinearConverter.Config(fqns=tail_fqns(32, 0.15))\n")
+    assert computed.output_head_fp8.value is None
+
+
+def test_a_class_of_the_files_own_is_not_an_mx_converter() -> None:
+    assert parse("class MXFP8LinearConverter:\n    pass\nc = MXFP8LinearConverter.Config()\n") == []

@@ -31,6 +31,7 @@ PREFILTER_ANY_CASE = (b"fp8", b"float8", b"delayedscaling", b"fp4")  # as in `me
 PREFILTER_EXACT = (
     b"msamp",
     b'"mx"',
+    b'.mx"',  # torchtitan's 2025-09 TOML converter names (`quantize.linear.mx`, ...)
     b"transformer-engine",
     b"TransformerEnginePrecision",
     b"AORecipeKwargs",
@@ -50,6 +51,7 @@ def mentions_fp8(data: bytes) -> bool:
     if (
         b"msamp" in data
         or b'"mx"' in data
+        or b'.mx"' in data
         or b"transformer-engine" in data
         or b"TransformerEnginePrecision" in data
         or b"AORecipeKwargs" in data

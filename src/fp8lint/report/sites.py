@@ -70,7 +70,7 @@ def _precision(site: Fp8Site) -> str:
     recipe = site.active_recipe
     named = recipe.value if recipe is not None else "unknown recipe"
     if fp8 is True and site.recipe.value is not None and site.recipe.value.value == "nvfp4":
-        return "FP4 nvfp4 (TE recipe)"
+        return "FP4 nvfp4"
     if fp8 is True:
         return f"FP8 {named}" + (" and FP4 (both on)" if fp4 else "")
     if fp4 is True:

@@ -233,6 +233,12 @@ def _te_sites(file: SourceFile, root: Node) -> list[Fp8Site]:
                 fmt = default(form, "Transformer Engine", arg.key, arg.value_span, f"{cls} default")
             else:
                 recipe = surfaces.rejected(arg)
+        # `backend.experts` (`BackendConfig.experts`, `components/models/common/utils.py:335`
+        # @36044ad3d): `torch_mm_mxfp8` runs the MoE grouped GEMMs in torchao MXFP8
+        experts = args_of_map(file, root, path, mapping, ".".join((*path, "{key}"))).get("experts")
+        extra: dict[str, Setting[Any]] = {}
+        if experts is not None and experts.known and isinstance(experts.value, str):
+            extra["expert_backend"] = written(experts, experts.value)
         sites.append(
             Fp8Site.model_construct(
                 path=file.path,
@@ -244,6 +250,7 @@ def _te_sites(file: SourceFile, root: Node) -> list[Fp8Site]:
                 recipe=recipe,
                 fmt=fmt,
                 invalid=invalid,
+                **cast("dict[str, Any]", extra),
             )
         )
     return sites

@@ -9,8 +9,13 @@ FAMILY = Family(
     schema=Schema("torchtitan float8 converter", "torchtitan TOML job config"),
     toml=".toml:from_toml",
     python=(
-        PythonReader(r"\bFloat8LinearConverter\b", ("Float8LinearConverter",), ".python:sites", 30),
+        PythonReader(
+            r"\b(?:Float8|MXFP8|NVFP4)LinearConverter\b",
+            ("Float8LinearConverter", "MXFP8LinearConverter", "NVFP4LinearConverter"),
+            ".python:sites",
+            30,
+        ),
     ),
     commands=((45, ".cli:from_command"),),
-    prefilter=('"mx"',),
+    prefilter=('"mx"', '.mx"'),
 )

@@ -21,7 +21,7 @@ from fp8lint.frameworks.shared import surfaces
 from fp8lint.frameworks.shared.base import default, written
 from fp8lint.frameworks.shared.torchao_recipes import RECIPES, implied_format, mentions_moe
 from fp8lint.frameworks.torchtitan.toml import ROUTER_FQN, filtered, head_in_fp8
-from fp8lint.model import Fp8Site, Framework, Recipe, Setting, SourceNote
+from fp8lint.model import Fp8Format, Fp8Site, Framework, Recipe, Setting, SourceNote
 
 if TYPE_CHECKING:
     import libcst as cst
@@ -30,31 +30,82 @@ if TYPE_CHECKING:
 
 LABEL = "torchtitan"
 CONVERTER = "Float8LinearConverter"
+# the MX/NVFP4 converters at b5bcd76 (`components/quantization/mx.py:50`, `nvfp4.py:268`):
+# `fqns` is an include-list (a Linear is converted when one entry is a substring of its
+# name), empty by default, so the default converts every Linear, the LM head included
+INCLUDE_CONVERTERS = {"MXFP8LinearConverter": Recipe.MXFP8, "NVFP4LinearConverter": Recipe.NVFP4}
+CONVERTERS = (CONVERTER, *INCLUDE_CONVERTERS)
 
 
-def _converter_config(ctx: Context, call: cst.Call) -> bool:
-    """`Float8LinearConverter.Config(...)` (or `module.Float8LinearConverter.Config(...)`,
-    or an alias), torchtitan's, not a class of the file's own."""
+def _converter_name(ctx: Context, call: cst.Call) -> str | None:
+    """Which of torchtitan's linear converters `X.Config(...)` configures (also as
+    `module.X.Config(...)` or through an alias), None for a class of the file's own."""
     import libcst as cst
 
     func = call.func
     if not (isinstance(func, cst.Attribute) and func.attr.value == "Config"):
-        return False
+        return None
     owner = func.value
     name = owner.attr.value if isinstance(owner, cst.Attribute) else None
     if isinstance(owner, cst.Name):
         name = ctx.facts.aliases.get(owner.value, owner.value)
-    if name != CONVERTER:
-        return False
+    if name not in CONVERTERS:
+        return None
     origin = ctx.imported_from(func)
     if origin is None:
-        return False  # the file defines it
-    return "torchtitan" in origin or not ctx.first_name_imported(func)
+        return None  # the file defines it
+    return name if "torchtitan" in origin or not ctx.first_name_imported(func) else None
 
 
 def sites(ctx: Context) -> list[Fp8Site]:
-    calls = [c for c in ctx.facts.calls.get("Config", ()) if _converter_config(ctx, c)]
-    return [site(ctx, c) for c in sorted(calls, key=ctx.doc.where)]
+    named = [(c, _converter_name(ctx, c)) for c in ctx.facts.calls.get("Config", ())]
+    found = sorted(((c, n) for c, n in named if n is not None), key=lambda cn: ctx.doc.where(cn[0]))
+    return [site(ctx, c) if n == CONVERTER else include_site(ctx, c, n) for c, n in found]
+
+
+def include_site(ctx: Context, call: cst.Call, name: str) -> Fp8Site:
+    """`MXFP8LinearConverter.Config(fqns=...)` / `NVFP4LinearConverter.Config(fqns=...)`:
+    recipe MXFP8 (E4M3 blocks of 32) or NVFP4 (as TE Python's NVFP4 autocast: FP4 on)."""
+    call_span = ctx.span(call)
+    kw = ctx.keywords(call)
+    kw.update(ctx.overrides(call))
+    recipe = INCLUDE_CONVERTERS[name]
+    values: dict[str, Setting[Any]] = {
+        "enabled": Setting[bool].model_construct(
+            value=True, known=True, provenance="derived", key=name, span=call_span
+        ),
+        "recipe": Setting[Any].model_construct(
+            value=recipe, known=True, provenance="derived", key=name, span=call_span
+        ),
+        "output_head_fp8": _included_head(call_span, kw.get("fqns")),
+    }
+    if recipe is Recipe.MXFP8:
+        values["fmt"] = default(Fp8Format.E4M3, LABEL, name, call_span, "MXFP8 casts to E4M3")
+    return Fp8Site.model_construct(
+        path=ctx.file.path,
+        framework=Framework.TORCHAO,
+        kind=f"torchtitan {name}.Config(...)",
+        span=call_span,
+        **cast("dict[str, Any]", values),  # keys are Setting fields
+    )
+
+
+def _included_head(call_span: Any, val: Val | None) -> Setting[Any]:
+    """Whether an include-list `fqns` converts the LM head: every Linear when empty or not
+    given; else the head when an entry names it (under either spelling of the rename)."""
+    if val is None:
+        note = "no `fqns` given: the converter converts every Linear, the LM head included"
+        return default(True, LABEL, "fqns", call_span, note)
+    arg = val.arg
+    if not arg.known or not isinstance(arg.value, (list, tuple)):
+        return written(arg, None, arg.note or "`fqns` is not a list fp8lint can read")
+    fqns = [f for f in arg.value if isinstance(f, str)]
+    if not fqns:
+        return written(arg, True, "`fqns=[]` converts every Linear, the LM head included")
+    head, why = head_in_fp8(fqns)  # an include-list: naming the head converts it
+    if head is None:
+        return written(arg, None, why).model_copy(update={"known": False})
+    return written(arg, not head, None if head else "the list names the LM head")
 
 
 def site(ctx: Context, call: cst.Call) -> Fp8Site:
