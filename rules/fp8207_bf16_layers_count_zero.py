@@ -66,10 +66,23 @@ class Bf16LayersCountZero(Rule):
             ),
             unsafe=True,
         ),
+        Example(
+            "fp4.yaml",
+            "MODEL_ARGS:\n  --fp4-format: e2m1\n  --fp4-recipe: nvfp4\n"
+            "  --first-last-layers-bf16: true\n  --num-layers-at-start-in-bf16: 0\n"
+            "  --num-layers-at-end-in-bf16: 0\n",
+            lines=(4,),
+            fixed=(
+                "MODEL_ARGS:\n  --fp4-format: e2m1\n  --fp4-recipe: nvfp4\n"
+                "  --first-last-layers-bf16: true\n  --num-layers-at-start-in-bf16: 1\n"
+                "  --num-layers-at-end-in-bf16: 1\n"
+            ),
+            unsafe=True,
+        ),
     )
 
     def check(self, site: Fp8Site, options: Mapping[str, Any]) -> Iterator[Finding]:
-        if not site.is_on or site.first_last_layers_bf16.value is not True:
+        if not site.quantized or site.first_last_layers_bf16.value is not True:
             return
         start, end = site.num_layers_at_start_in_bf16, site.num_layers_at_end_in_bf16
         if start.value != 0 or end.value != 0:
