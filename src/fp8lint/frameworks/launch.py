@@ -34,9 +34,10 @@ from fp8lint.frameworks.megatron import configs as megatron
 from fp8lint.frameworks.shared import hydra
 from fp8lint.frameworks.shared.base import Arg
 from fp8lint.frameworks.shared.megatron_flags import FLAG_KEYS
+from fp8lint.frameworks.shared.nvte_env import env_settings, with_env
 from fp8lint.frameworks.shared.paths import inside_real, repository_root
 from fp8lint.frameworks.shared.shell_args import arg_note
-from fp8lint.model import EditInfo, Fp8Site, Span
+from fp8lint.model import EditInfo, Fp8Site, Framework, Span
 
 MEGATRON_SCRIPT = re.compile(r"(^|/)(pretrain_[\w]+\.py|train\.py)$")
 HYDRA_SCRIPT = re.compile(r"\.py$")
@@ -47,6 +48,8 @@ NOT_LAUNCH = frozenset(
     "realpath dirname basename which type command source . unset return exit trap wait "
     "sleep case for select function shift set".split()
 )
+# launches that train through Transformer Engine, whose `NVTE_*` variables the script sets
+TE_STACKS = frozenset({Framework.MEGATRON, Framework.BRIDGE, Framework.NEMO2})
 # the flags that switch Megatron's FP8 on: a variable holding one is a site of its own
 _ENABLING = frozenset({"--fp8-format", "--fp8-hybrid", "--fp8-e4m3"})
 
@@ -63,11 +66,13 @@ def sites_in(file: SourceFile, text: str, reader: Reader) -> list[Fp8Site]:
             continue
         claimed = shell_families.from_command(file, command, script)
         if claimed is not None:  # a family of `shell_families` owns this command
-            sites.extend(claimed)
+            env = env_settings(file, script)
+            sites.extend(with_env(s, env) if s.framework in TE_STACKS else s for s in claimed)
             continue
         idx = next((i for i, w in enumerate(command) if MEGATRON_SCRIPT.search(w.text)), None)
         if idx is not None:
-            sites.append(_megatron(file, command, idx))
+            site = _megatron(file, command, idx)
+            sites.append(with_env(site, env_settings(file, script)))
         else:
             sites.extend(_hydra(file, command, reader))
     if not sites:

@@ -50,18 +50,21 @@ def preset_site(
 # `_perf_precision("fp8_cs")` (src/megatron/bridge/perf_recipes/_common.py L99-123) and
 # `get_precision_config("fp8_mx")` (scripts/performance/utils/precision.py L26-43) at
 # NVIDIA-NeMo/Megatron-Bridge 067f987d: the preset each string returns, and what the helper
-# changes in it (BF16 first/last layers off for current and delayed scaling)
+# changes in it (BF16 first/last layers off for current and delayed scaling; `nvfp4`
+# unchanged: _common.py L118-119, precision.py L39-41)
 _NO_EDGES: dict[str, object] = {"first_last_layers_bf16": False}
 PERF_PRECISION: dict[str, dict[str, tuple[str, dict[str, object]]]] = {
     "_perf_precision": {
         "fp8_cs": ("bf16_with_fp8_current_scaling_mixed", _NO_EDGES),
         "fp8_ds": ("bf16_with_fp8_delayed_scaling_mixed", _NO_EDGES),
         "fp8_mx": ("bf16_with_mxfp8_mixed", {}),
+        "nvfp4": ("bf16_with_nvfp4_mixed", {}),
     },
     "get_precision_config": {
         "fp8_cs": ("bf16_with_fp8_current_scaling_mixed", _NO_EDGES),
         "fp8_mx": ("bf16_with_mxfp8_mixed", {}),
         "fp8_sc": ("bf16_with_fp8_subchannel_scaling_mixed", {}),
+        "nvfp4": ("bf16_with_nvfp4_mixed", {}),
     },
 }
 
@@ -69,7 +72,8 @@ PERF_PRECISION: dict[str, dict[str, tuple[str, dict[str, object]]]] = {
 def perf_sites(ctx: Context) -> list[Fp8Site]:
     """The Bridge performance recipes' precision helpers called with a literal string: the
     preset it returns, as `_perf_precision("fp8_cs")` is written.  `bf16` is not FP8;
-    `nvfp4` returns a preset whose FP4 fields are not modelled yet (no site)."""
+    `nvfp4` returns `bf16_with_nvfp4_mixed()` unchanged (_common.py L118-119,
+    precision.py L39-41)."""
     from fp8lint.frameworks.shared.python_args import positional
 
     out: list[Fp8Site] = []

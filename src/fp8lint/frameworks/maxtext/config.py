@@ -19,7 +19,10 @@ What each `quantization` value trains with (AI-Hypercomputer/maxtext
 - `te_fp8_delayedscaling`: TE `DelayedScaling()` (margin 0, history 1024, `max`, HYBRID).
 - `te_fp8_currentscaling`: TE `Float8CurrentScaling()` (per-tensor current scaling, HYBRID).
 - `te_mxfp8`: TE `MXFP8BlockScaling()` (E4M3, 32-element blocks).
-- `te_nvfp4`, `te_nvfp4_no_rht`: TE NVFP4 block scaling.
+- `te_nvfp4`, `te_nvfp4_no_rht`: TE `NVFP4BlockScaling()` (E2M1), the second with
+  `disable_rht=True` (`quantizations.py` L1026-1027 @e591f30c); otherwise RHT, stochastic
+  rounding and 2D scaling follow TE's `NVTE_NVFP4_*` variables, which the job's environment
+  may set, so they stay unset.
 - `fp8_full`, `aqt_fp8`, `aqt_fp8_full`, and `fp8` under `use_qwix_quantization: true`
   (Qwix's own E4M3 rule): AQT / Qwix FP8 with their own scaling: FP8 on, recipe not modelled.
 - `""` (the default), `int8`, `intmp`, ...: no FP8; the single-dtype Qwix rules `fp8_e4m3`
@@ -164,6 +167,11 @@ def site_from_args(
             )
         )
         anchor = quant.value_span
+        if recipe is Recipe.NVFP4:  # TE's NVFP4BlockScaling: E2M1 (recipe L568 @d0067d0d)
+            values["fp4"] = default("e2m1", LABEL, quant.key, anchor, what)
+            values["fp4_recipe"] = written(quant, "nvfp4", what)
+            if name == "te_nvfp4_no_rht":  # partial(NVFP4BlockScaling, disable_rht=True)
+                values["nvfp4_disable_rht"] = written(quant, True, what)
         if fmt is not None:
             values["fmt"] = default(fmt, LABEL, quant.key, anchor, what)
         if delayed:

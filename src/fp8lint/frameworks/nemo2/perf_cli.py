@@ -58,6 +58,9 @@ BRIDGE_DTYPES: dict[str, tuple[str, dict[str, Any]]] = {
     "fp8_ds": ("bf16_with_fp8_delayed_scaling_mixed", NO_BF16_EDGES),
     "fp8_mx": ("bf16_with_mxfp8_mixed", {}),
     "fp8_sc": ("bf16_with_fp8_subchannel_scaling_mixed", {}),
+    # `nvfp4` -> `bf16_with_nvfp4_mixed()` unchanged (scripts/performance/utils/
+    # precision.py L39-41, perf_recipes/_common.py L118-119 @067f987d)
+    "nvfp4": ("bf16_with_nvfp4_mixed", {}),
 }
 DTYPE_FLAGS = ("-c", "--compute_dtype")
 RECIPE_FLAGS = ("-fr", "--fp8_recipe")
@@ -153,7 +156,7 @@ def from_command(file: SourceFile, command: list[Word], script: Script) -> list[
         fields["fp8"] = replace(dtype, known=False, value=None)
     else:
         for field, v in values.items():
-            source = dtype if field == "fp8" else at  # FP8 itself is turned on by the dtype
+            source = dtype if field in ("fp8", "fp4") else at  # the dtype turns FP8/FP4 on
             fields[field] = replace(source, value=v, raw=str(v), note=f"from {how}")
     first, last = command[0], command[-1]
     span = file.span_of_indices(first.start, max(last.end, first.end))

@@ -29,6 +29,7 @@ from typing import Any
 from fp8lint.documents.text import SourceFile
 from fp8lint.documents.tree import Document, Node
 from fp8lint.frameworks.shared.base import Arg, written
+from fp8lint.frameworks.shared.nvte_env import NVTE_ENV, env_value
 from fp8lint.frameworks.shared.transformer_config import (
     PARALLEL_KEYS,
     Profile,
@@ -162,8 +163,11 @@ def _fp8_site(
                 ckpt, value="full", note="activation_checkpointing defaults to full recompute"
             )
     env = submap(megatron, "env_vars")
+    env_fields: dict[str, Setting[Any]] = {}
     if env is not None:
         for name, arg in args_of_map(file, root, (*base, "env_vars"), env, spell).items():
+            if name in NVTE_ENV:
+                env_fields[NVTE_ENV[name][0]] = _env_setting(arg, NVTE_ENV[name][1])
             if name in FP8_ENV:
                 notes.append(
                     SourceNote.model_construct(
@@ -204,8 +208,17 @@ def _fp8_site(
     )
     if fmt_arg is not None:
         fmt = site.fmt
-    update: dict[str, Any] = {"enabled": enabled, "fmt": fmt}
+    update: dict[str, Any] = {"enabled": enabled, "fmt": fmt, **env_fields}
     update["enable_span"] = enabled.span if enabled.written else None
     if ckpt is not None and ckpt.known and as_bool(ckpt.value) is False:
         update["recompute_granularity"] = written(ckpt, None, "activation_checkpointing is off")
     return [site.model_copy(update=update)]
+
+
+def _env_setting(arg: Arg, boolean: bool) -> Setting[Any]:
+    """An `env_vars` entry as TE reads it (`nvte_env`): a string or an integer as its text;
+    any other YAML value (a boolean, a list) is not a text whose conversion is known."""
+    value = arg.value
+    if arg.known and isinstance(value, str | int) and not isinstance(value, bool):
+        return written(arg, env_value(str(value), boolean))
+    return written(replace(arg, known=False), None)

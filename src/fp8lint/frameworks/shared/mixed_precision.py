@@ -71,6 +71,14 @@ _SUBCHANNEL: dict[str, Any] = {
     "fp8_recipe": "blockwise",
     "fp8_param_gather": False,
 }
+# Bridge's NVFP4 presets (mixed_precision.py L404-429 @067f987d; the Ultra one is 0.6.2's,
+# L432 there: BF16 first/last layers, none at the start, 16 at the end)
+_NVFP4: dict[str, Any] = {
+    "fp4": "e2m1",
+    "fp4_recipe": "nvfp4",
+    "fp8_param_gather": False,
+    "fp4_param_gather": True,
+}
 PRESETS: dict[str, dict[str, Any]] = {
     "bf16_with_fp8_mixed": _DELAYED,
     "fp16_with_fp8_mixed": _DELAYED,
@@ -93,6 +101,18 @@ PRESETS: dict[str, dict[str, Any]] = {
     "fp16_with_mxfp8_mixed": _MXFP8,
     "bf16_with_fp8_subchannel_scaling_mixed": _SUBCHANNEL,
     "fp16_with_fp8_subchannel_scaling_mixed": _SUBCHANNEL,
+    "bf16_with_nvfp4_mixed": _NVFP4,
+    "nemotron_3_super_bf16_with_nvfp4_mixed": {
+        **_NVFP4,
+        "first_last_layers_bf16": True,
+        "num_layers_at_end_in_bf16": 14,
+    },
+    "nemotron_3_ultra_bf16_with_nvfp4_mixed": {
+        **_NVFP4,
+        "first_last_layers_bf16": True,
+        "num_layers_at_start_in_bf16": 0,
+        "num_layers_at_end_in_bf16": 16,
+    },
 }
 # TransformerConfig field -> the model fields it sets
 _PRESET_MODEL_FIELDS: dict[str, tuple[str, ...]] = {
@@ -102,6 +122,9 @@ _PRESET_MODEL_FIELDS: dict[str, tuple[str, ...]] = {
     "fp8_amax_history_len": ("amax_history_len",),
     "fp8_amax_compute_algo": ("amax_compute_algo",),
     "fp8_param_gather": ("fp8_param_gather",),
+    "fp4": ("fp4",),
+    "fp4_recipe": ("fp4_recipe",),
+    "fp4_param_gather": ("fp4_param_gather",),
     "first_last_layers_bf16": ("first_last_layers_bf16",),
     "num_layers_at_start_in_bf16": ("num_layers_at_start_in_bf16",),
     "num_layers_at_end_in_bf16": ("num_layers_at_end_in_bf16",),
@@ -109,7 +132,13 @@ _PRESET_MODEL_FIELDS: dict[str, tuple[str, ...]] = {
 
 
 BRIDGE_ONLY_PRESETS = frozenset(
-    {"bf16_with_fp8_delayed_scaling_mixed", "fp16_with_fp8_delayed_scaling_mixed"}
+    {
+        "bf16_with_fp8_delayed_scaling_mixed",
+        "fp16_with_fp8_delayed_scaling_mixed",
+        "bf16_with_nvfp4_mixed",
+        "nemotron_3_super_bf16_with_nvfp4_mixed",
+        "nemotron_3_ultra_bf16_with_nvfp4_mixed",
+    }
 )
 # Bridge's MXFP8 presets write `fp8 = "e4m3"` where NeMo 2's write "hybrid"
 PRESET_CHANGES: dict[str, dict[str, Any]] = {
