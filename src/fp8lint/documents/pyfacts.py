@@ -97,6 +97,10 @@ class Facts:
     order: dict[int, int] = field(default_factory=dict)  # id(call) -> walk index
     statement: dict[int, int] = field(default_factory=dict)  # id(node) -> top-level index
     scoping: set[int] = field(default_factory=set)  # top-level statements with global/nonlocal
+    # every name bound other than by an import (targets, parameters, definitions, handlers,
+    # patterns, type parameters, global/nonlocal), over-approximated, and every import
+    bound: set[str] = field(default_factory=set)
+    imports: list[cst.Import | cst.ImportFrom] = field(default_factory=list)
 
 
 # the kinds of node whose strings name nothing, and the kinds that bind names
@@ -104,6 +108,20 @@ _NAMING_NOTHING = frozenset({cst.Expr, cst.Comparison, cst.Dict, cst.Subscript, 
 _BINDING = frozenset(
     {cst.Assign, cst.AnnAssign, cst.NamedExpr, cst.AugAssign, cst.For, cst.CompFor, cst.WithItem}
 )
+# the other nodes that bind a name, and the field that holds it (a Name, or an AsName for
+# `except E as e`); a definition's name is in `defined`
+_NAMED: dict[type, str] = {
+    cst.Param: "name",
+    cst.ExceptHandler: "name",
+    cst.ExceptStarHandler: "name",
+    cst.MatchAs: "name",
+    cst.MatchStar: "name",
+    cst.MatchMapping: "rest",
+    cst.TypeVar: "name",
+    cst.TypeVarTuple: "name",
+    cst.ParamSpec: "name",
+    cst.TypeAlias: "name",
+}
 
 
 def collect(module: cst.Module) -> Facts:
@@ -148,8 +166,12 @@ def collect(module: cst.Module) -> Facts:
             facts.defined.add(node.name.value)  # type: ignore[attr-defined]
         elif kind in (cst.Global, cst.Nonlocal):
             facts.scoping.add(top)
+            facts.bound.update(n.name.value for n in node.names)  # type: ignore[attr-defined]
+        elif kind in _NAMED:
+            _bind_names(facts, getattr(node, _NAMED[kind]))
         elif kind is cst.ImportFrom:
             assert isinstance(node, cst.ImportFrom)
+            facts.imports.append(node)
             if isinstance(node.names, cst.ImportStar):
                 module_name = get_full_name_for_node(node.module) if node.module else ""
                 facts.star_modules.append("." * len(node.relative) + (module_name or ""))
@@ -158,6 +180,7 @@ def collect(module: cst.Module) -> Facts:
             continue
         elif kind is cst.Import:
             assert isinstance(node, cst.Import)
+            facts.imports.append(node)
             _aliases(facts, node.names)
             continue
         found = children(node)
@@ -192,8 +215,27 @@ def _skip_strings(node: cst.CSTNode, kind: type, skip: set[int]) -> None:
         )
 
 
+def _bind_names(facts: Facts, target: cst.CSTNode | None) -> None:
+    """Every name inside a binding target into `facts.bound` (`a` of `a.b = 1` too: more
+    than libcst binds, never less)."""
+    stack = [target] if target is not None else []
+    while stack:
+        node = stack.pop()
+        if isinstance(node, cst.Name):
+            facts.bound.add(node.value)
+        else:
+            stack.extend(children(node))
+
+
 def _bind_statement(facts: Facts, node: cst.CSTNode, kind: type) -> None:
     """The bindings an assignment, a loop target or a `with ... as` makes."""
+    if kind is cst.WithItem:
+        _bind_names(facts, node.asname)  # type: ignore[attr-defined]
+    elif kind is cst.Assign:
+        for t in node.targets:  # type: ignore[attr-defined]
+            _bind_names(facts, t.target)
+    else:
+        _bind_names(facts, node.target)  # type: ignore[attr-defined]
     if kind is cst.Assign:
         assert isinstance(node, cst.Assign)
         for target in node.targets:

@@ -118,6 +118,15 @@ class Located:
             return [self._statement_positions(index)]
         return [self._grouped().get(index, {})]
 
+    def ranges_at(self, line: int) -> list[tuple[cst.CSTNode, int, int]]:
+        """(node, first line, last line) of the nodes of the top-level statement holding
+        `line`: positions of that statement only, as the spans of its findings used."""
+        return [
+            (node, r.start.line, r.end.line)
+            for found in self._maps_at(line)
+            for node, r in found.items()
+        ]
+
     def _grouped(self) -> dict[int, dict[cst.CSTNode, CodeRange]]:
         """The whole-module ranges grouped by top-level statement: a fix looks only at its
         own statement's nodes (all of the module's, per finding, was quadratic)."""

@@ -6,9 +6,12 @@ Line ranges only (1-based, inclusive): the engine decides what a site inside one
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
+
+from fp8lint.documents.pyspans import Located
 
 # the words without which a file has neither kind of range (checked before parsing)
 HINT = re.compile(r"\b(?:raises|assertRaises\w*|def\s+test_\w*)\b")
@@ -28,6 +31,30 @@ def test_ranges(text: str) -> tuple[Ranges, Ranges]:
     visitor = _Ranges()
     wrapper.visit(visitor)
     return visitor.raises, visitor.tests
+
+
+def test_ranges_at(module: Located, lines: Iterable[int]) -> tuple[Ranges, Ranges] | None:
+    """The ranges `test_ranges` would give that hold one of `lines`, from the module already
+    parsed for its sites: only the top-level statements holding those lines are located (a
+    second parse and a position pass over a whole test module cost more than linting it).
+    None when a line is in no statement of the module (left out of it): ask `test_ranges`."""
+    raises: Ranges = []
+    tests: Ranges = []
+    seen: set[int] = set()
+    for line in sorted(set(lines)):
+        found = module.ranges_at(line)
+        if not any(isinstance(n, cst.BaseStatement) and a <= line <= b for n, a, b in found):
+            return None
+        for node, first, last in found:
+            if id(node) in seen or not first <= line <= last:
+                continue
+            if isinstance(node, cst.With) and any(_is_raises(i.item) for i in node.items):
+                seen.add(id(node))
+                raises.append((first, last))
+            elif isinstance(node, cst.FunctionDef) and node.name.value.startswith("test"):
+                seen.add(id(node))
+                tests.append((first, last))
+    return raises, tests
 
 
 class _Ranges(cst.CSTVisitor):

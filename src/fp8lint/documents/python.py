@@ -120,6 +120,24 @@ def parse(file: SourceFile, relevant: re.Pattern[str] | None = None) -> PyModule
     return found
 
 
+def _blocks(stmt: cst.CSTNode) -> list[cst.CSTNode]:
+    """The statements of a compound statement's blocks (`if`/`else`, `try`/`except`, ...)."""
+    out: list[cst.CSTNode] = []
+    for child in children(stmt):
+        if isinstance(child, cst.BaseSuite):
+            out.extend(child.body)
+        elif not isinstance(child, cst.BaseExpression):
+            out.extend(_blocks(child))  # an `else`, `except` or `case` clause
+    return out
+
+
+def _bound_by(alias: cst.ImportAlias) -> str:
+    """The name an import alias binds: `c` of `import a.b as c`, `a` of `import a.b`."""
+    if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
+        return alias.asname.name.value
+    return (get_full_name_for_node(alias.name) or "").split(".", 1)[0]
+
+
 _CLAUSE = re.compile(r"(?:else|elif|except|finally)\b")
 
 
@@ -208,6 +226,8 @@ class PyModule(Located):
         # (id(scope), name) -> its assignments: asked once per use, and a name assigned at
         # every use (`r = DelayedScaling()` 20,000 times) made asking each time quadratic
         self._assigned: dict[tuple[int, str], tuple[Any, ...]] = {}
+        self._imports: tuple[set[str], list[cst.Import | cst.ImportFrom]] | None = None
+        self._import_scope_made: tuple[Scope | None] | None = None
         # the scan of the file and the ranges of it left out of `text`
         self.left_out: tuple[Shape, list[tuple[int, int]]] = (Shape(), [])
 
@@ -258,10 +278,64 @@ class PyModule(Located):
             body.append(stmt)
         return self.module.with_changes(body=body)
 
+    # -- names only imports bind: the import table answers -----------------------------------
+    def _import_scope(self, node: cst.CSTNode) -> Scope | None:
+        """For a name (or the first name of an attribute chain) that nothing in the file
+        binds but imports outside any definition: the scope of a module made of those
+        imports alone.  libcst answers there what it answers in the whole module (the use
+        sees the global scope's bindings, all of them imports), from a pass over the
+        imports instead of the file.  None when the name needs the whole analysis."""
+        base = node
+        while isinstance(base, cst.Attribute):
+            base = base.value
+        if not isinstance(base, cst.Name):
+            return None
+        facts = self.facts
+        name = base.value
+        if name in facts.bound or name in facts.defined or name in self._import_split()[0]:
+            return None
+        return self._imports_module()
+
+    def _import_split(self) -> tuple[set[str], list[cst.Import | cst.ImportFrom]]:
+        """(names imports inside definitions bind, the imports outside any definition)."""
+        if self._imports is None:
+            outer: list[cst.Import | cst.ImportFrom] = []
+            stack: list[cst.CSTNode] = list(reversed(self.module.body))
+            while stack:
+                stmt = stack.pop()
+                if isinstance(stmt, (cst.Import, cst.ImportFrom)):
+                    outer.append(stmt)
+                elif isinstance(stmt, cst.SimpleStatementLine):
+                    stack.extend(reversed(stmt.body))
+                elif not isinstance(stmt, (cst.BaseSmallStatement, cst.FunctionDef, cst.ClassDef)):
+                    stack.extend(reversed(_blocks(stmt)))
+            ids = {id(x) for x in outer}
+            inner: set[str] = set()
+            for imp in self.facts.imports:
+                if id(imp) not in ids and not isinstance(imp.names, cst.ImportStar):
+                    inner.update(_bound_by(alias) for alias in imp.names)
+            self._imports = (inner, outer)
+        return self._imports
+
+    def _imports_module(self) -> Scope | None:
+        if self._import_scope_made is None:
+            body = [cst.SimpleStatementLine(body=[x]) for x in self._import_split()[1]]
+            wrapper = MetadataWrapper(cst.Module(body=body), unsafe_skip_copy=True)
+            scopes = wrapper.resolve(ScopeProvider)
+            self._import_scope_made = (scopes.get(wrapper.module),)
+        return self._import_scope_made[0]
+
     def imported_names(self, node: cst.CSTNode) -> tuple[str, ...]:
         """The dotted names `node` (a name or attribute chain) has through the file's imports,
         however spelled: `DS` from `... import DelayedScaling as DS`, `r.DelayedScaling` after
         `import transformer_engine.common.recipe as r`.  Sorted; empty when none."""
+        imports = self._import_scope(node)
+        if imports is not None:
+            full = get_full_name_for_node(node)
+            if full is None:
+                return ()
+            found = imports.get_qualified_names_for(full)
+            return tuple(sorted(q.name for q in found if q.source is QualifiedNameSource.IMPORT))
         scope = self.scope(node)
         if scope is None:
             return ()
@@ -271,7 +345,7 @@ class PyModule(Located):
     def assignments(self, name: cst.Name) -> tuple[Any, ...]:
         """libcst's assignments of `name` in the scope its use sees (builtins and `x: int`
         declarations without a value do not count), in source order."""
-        scope = self.scope(name)
+        scope = self._import_scope(name) or self.scope(name)
         if scope is None:
             return ()
         key = (id(scope), name.value)

@@ -106,7 +106,7 @@ def lint_text(
 
     found = apply_rules(sites, settings, file)
     if kind == "python" and found:
-        found = _in_tests(path, text, found)
+        found = _in_tests(file, found)
     diags = suppress.apply(file, [_advice(d) for d in found], settings.selection, kind)
     if settings.severity:
         diags = [
@@ -210,13 +210,24 @@ def apply_rules(sites: list[Fp8Site], settings: RunSettings, file: SourceFile) -
     return _dedupe(out)
 
 
-def _in_tests(path: str, text: str, diags: list[Diagnostic]) -> list[Diagnostic]:
+def _in_tests(file: SourceFile, diags: list[Diagnostic]) -> list[Diagnostic]:
     """Findings in test code: none inside `with pytest.raises(...)` (the test expects that
     construction to fail), and at most info inside a `test_*` function (a fixture, not a
     run), whose fix `_advice` then keeps from a plain `--fix`."""
-    from fp8lint.documents.pytests import test_ranges, within
+    from fp8lint.documents.pytests import HINT, test_ranges, test_ranges_at, within
+    from fp8lint.documents.pyspans import Located
 
-    raises, tests = test_ranges(text)
+    path, text = file.path, file.text
+    if HINT.search(text) is None:
+        return diags
+    parsed = file.parsed
+    found = None
+    if isinstance(parsed, Located):  # the module its sites came from: no second parse
+        from fp8lint.documents.pydeep import deep
+
+        lines = [d.line for d in diags if d.path == path]
+        found = deep(lambda: test_ranges_at(parsed, lines))
+    raises, tests = found if found is not None else test_ranges(text)
     if not raises and not tests:
         return diags
     out = []

@@ -1,0 +1,74 @@
+"""Test-code ranges read from the module a file's sites came from agree with a whole-file
+pass, for every line, however the tests are nested."""
+
+from __future__ import annotations
+
+import textwrap
+
+from fp8lint.documents import python as py
+from fp8lint.documents import pytests
+from fp8lint.documents.text import SourceFile
+from fp8lint.frameworks.python_sites import RELEVANT
+
+SOURCE = textwrap.dedent(
+    """\
+    import pytest
+    from transformer_engine.common.recipe import DelayedScaling
+
+
+    @pytest.mark.parametrize("m", [0, 1])
+    def test_margin(m):
+        r = DelayedScaling(margin=m)
+        with pytest.raises(ValueError):
+            DelayedScaling(margin=-1)
+
+
+    class TestRecipes:
+        def helper(self):
+            return DelayedScaling(margin=2)
+
+        def test_nested(self):
+            def inner():
+                return DelayedScaling(margin=3)
+
+            with open("x") as f, pytest.raises(AssertionError):
+                DelayedScaling(margin=4)
+            return inner
+
+
+    def build():
+        return DelayedScaling(margin=5)
+
+
+    if True:
+        def test_in_if():
+            self.assertRaises(ValueError, DelayedScaling, margin=6)
+            with self.assertRaisesRegex(ValueError, "x"):
+                DelayedScaling(margin=7)
+    """
+)
+
+
+def _ranges_at(source: str, lines: list[int]) -> tuple[list[tuple[int, int]], ...] | None:
+    module = py.deep(lambda: py.parse(SourceFile("tests/test_x.py", source), RELEVANT))
+    return py.deep(lambda: pytests.test_ranges_at(module, lines))
+
+
+def test_every_line_gets_the_whole_file_answer() -> None:
+    raises, tests = pytests.test_ranges(SOURCE)
+    assert raises and tests  # the file has both kinds
+    for line in range(1, SOURCE.count("\n") + 1):
+        found = _ranges_at(SOURCE, [line])
+        if found is None:  # a blank line between statements: in no test range either
+            assert not pytests.within(raises, line) and not pytests.within(tests, line), line
+            continue
+        at_raises, at_tests = found
+        assert pytests.within(at_raises, line) == pytests.within(raises, line), line
+        assert pytests.within(at_tests, line) == pytests.within(tests, line), line
+
+
+def test_only_the_statements_holding_the_lines_are_located() -> None:
+    line = SOURCE.splitlines().index("    return DelayedScaling(margin=5)") + 1
+    module = py.deep(lambda: py.parse(SourceFile("tests/test_x.py", SOURCE), RELEVANT))
+    assert py.deep(lambda: pytests.test_ranges_at(module, [line])) == ([], [])  # no test
+    assert module._positions is None  # no position pass over the whole module
