@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import textwrap
 
-from fp8lint.documents import python as py
 from fp8lint.documents import pytests
+from fp8lint.documents import python as py
 from fp8lint.documents.text import SourceFile
 from fp8lint.frameworks.python_sites import RELEVANT
 

@@ -214,8 +214,8 @@ def _in_tests(file: SourceFile, diags: list[Diagnostic]) -> list[Diagnostic]:
     """Findings in test code: none inside `with pytest.raises(...)` (the test expects that
     construction to fail), and at most info inside a `test_*` function (a fixture, not a
     run), whose fix `_advice` then keeps from a plain `--fix`."""
-    from fp8lint.documents.pytests import HINT, test_ranges, test_ranges_at, within
     from fp8lint.documents.pyspans import Located
+    from fp8lint.documents.pytests import HINT, test_ranges, test_ranges_at, within
 
     path, text = file.path, file.text
     if HINT.search(text) is None:
