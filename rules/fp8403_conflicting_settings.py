@@ -94,7 +94,8 @@ class ConflictingSettings(Rule):
             yield from megatron_launch(site, targets(options))
         if not site.is_on:
             return
-        if site.fp4.value:
+        # a TE NVFP4 recipe in an autocast (MaxText `te_nvfp4`) is FP4 alone, not FP8 as well
+        if site.fp4.value and site.recipe.value is not Recipe.NVFP4:
             yield Finding(
                 span=where(site.fp4, site),
                 message=f"FP8 and FP4 are both on: {term(site.fmt)}, {term(site.fp4)}",

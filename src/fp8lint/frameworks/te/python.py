@@ -44,6 +44,15 @@ KEYS = {
     "reduce_amax": "reduce_amax",
     "interval": "interval",
 }
+# `NVFP4BlockScaling`'s switches -> model fields (TE L558-562 and L574 at d0067d0da).  Only
+# the call's own keywords count: `__post_init__` turns them into the quantizers' parameters
+# (L595-609), so `r.disable_rht = True` after the call changes nothing
+NVFP4_SWITCHES = {
+    "disable_rht": "nvfp4_disable_rht",
+    "disable_stochastic_rounding": "nvfp4_disable_sr",
+    "disable_2d_quantization": "nvfp4_disable_2d",
+    "backward_override": "backward_override",
+}
 # modules a bare recipe class name must be imported from to count
 _MODULE = re.compile(r"transformer_engine|recipe")
 
@@ -181,6 +190,10 @@ def recipe_site(ctx: Context, tgt: Target) -> Fp8Site:
         values["override_linear_precision"] = written(
             arg, canonical_text(arg.value) if arg.known else None
         )
+    if cls == "NVFP4BlockScaling":
+        for key, field in NVFP4_SWITCHES.items():
+            if key in own:  # absent: TE's default is an `NVTE_*` variable, not read here
+                values[field] = checked_setting(ctx, own[key].arg, built, key)
     return Fp8Site.model_construct(
         path=ctx.file.path,
         framework=Framework.TE,
