@@ -460,7 +460,7 @@ class Fp8Site(BaseModel):
     ckpt_format: Setting[str] = _unset()
     packing: Setting[bool] = _unset()
     peft: Setting[str] = _unset()
-    # the GPU the file names (`--gpu b200`), as written, never from a recipe's name
+    # the GPU the file names (the perf launchers' `-g b200`), as written, never from a name
     # (`fp8lint.rule.gpu_sm`); the experts' GEMM backend (AutoModel `model.backend.experts`)
     gpu: Setting[str] = _unset()
     expert_backend: Setting[str] = _unset()

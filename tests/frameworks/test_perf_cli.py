@@ -72,3 +72,37 @@ def test_perf_run_recipe_is_read_by_its_recipe_name() -> None:
     (site,) = parse_file(SourceFile("r.sh", text), "shell")
     assert site.kind == "Megatron-Bridge launch (`run_recipe.py`)"
     assert site.recipe.value is Recipe.TENSORWISE
+
+
+def test_gpu_is_read_as_written_and_only_from_the_flag() -> None:
+    bridge, nemo = parse_file(
+        SourceFile(
+            "g.sh",
+            "python scripts/performance/setup_experiment.py -g gb300 -c fp8_sc"
+            " --num_moe_experts 64\n"
+            "python scripts/performance/llm/pretrain_mixtral_8x7b.py --gpu b200 -c fp8 -fr ss\n",
+        ),
+        "shell",
+    )
+    assert bridge.gpu.value == "gb300" and bridge.gpu.key == "-g"
+    assert bridge.gpu.span is not None and (bridge.gpu.span.line, bridge.gpu.span.column) == (1, 51)
+    assert bridge.recipe.value is Recipe.BLOCKWISE and bridge.num_experts.value == 64
+    assert nemo.gpu.value == "b200" and nemo.recipe.value is Recipe.BLOCKWISE
+    # the recipe's name says h100, but no `--gpu` is written: unset, not guessed
+    (recipe,) = parse_file(
+        SourceFile("r.sh", "python scripts/performance/run_recipe.py --recipe x_8gpu_h100_fp8cs\n"),
+        "shell",
+    )
+    assert recipe.gpu.known is False and recipe.gpu.provenance != "written"
+    (unset,) = parse_file(SourceFile("u.sh", BRIDGE.replace("--gpu b200 ", "")), "shell")
+    assert unset.gpu.known is False and unset.gpu.provenance != "written"
+
+
+def test_gpu_the_launcher_refuses_or_cannot_read_is_unknown() -> None:
+    nemo_b300 = "python scripts/performance/llm/pretrain_llama3_8b.py -g b300 -c fp8\n"
+    (site,) = parse_file(SourceFile("n.sh", nemo_b300), "shell")
+    assert site.gpu.known is False and "not one of the launcher's GPUs" in (site.gpu.note or "")
+    bridge_b300 = "python scripts/performance/setup_experiment.py -g b300 -c fp8_mx\n"
+    assert parse_file(SourceFile("b.sh", bridge_b300), "shell")[0].gpu.value == "b300"
+    (var,) = parse_file(SourceFile("v.sh", BRIDGE.replace("b200", "$GPU")), "shell")
+    assert var.gpu.known is False and var.gpu.written

@@ -17,7 +17,14 @@ the script is called `pretrain_*.py`: `--fp8_recipe cs` is NeMo's short name, no
   first/last layers turned off, `fp8_mx` the MXFP8 preset (NVIDIA-NeMo/Megatron-Bridge
   `scripts/performance/argument_parser.py` at 0011064168ba2ac106177eb8247a50f1e87e45b1 and
   the perf recipes' `_perf_precision`). Parallelism flags `-tp/--tensor_model_parallel_size`,
-  `-pp`, `-cp`, `-ep`, `-et`.
+  `-pp`, `-cp`, `-ep`, `-et`; `--num_moe_experts` (default None) overrides the recipe's
+  `model.num_moe_experts` (`scripts/performance/utils/overrides.py` L595-596 @067f987d).
+
+Both take the target hardware as `-g/--gpu` (required): NeMo `{h100,b200,gb200}` (NVIDIA/NeMo
+`scripts/performance/argument_parser.py` L43-50 @8cfedd72), Megatron-Bridge the keys of
+`NUM_GPUS_PER_NODE_MAP` (`{h100,b200,b300,gb200,gb300,vr200,r100}`, `argument_parser.py`
+L30-38 and L686-693 @067f987d).  The written name becomes the site's `gpu`; a name the
+launcher does not accept, or one that cannot be read (`-g $GPU`), leaves it unknown.
 
 No fix is offered: the launcher chooses the recipe's values.
 """
@@ -31,7 +38,7 @@ from typing import Any
 
 from fp8lint.documents.shell import Script, Word
 from fp8lint.documents.text import SourceFile
-from fp8lint.frameworks.shared.base import Arg
+from fp8lint.frameworks.shared.base import Arg, written
 from fp8lint.frameworks.shared.mixed_precision import (
     BRIDGE_PROFILE,
     NEMO2_PROFILE,
@@ -40,7 +47,7 @@ from fp8lint.frameworks.shared.mixed_precision import (
 )
 from fp8lint.frameworks.shared.shell_args import word_arg, word_value
 from fp8lint.frameworks.shared.transformer_config import build_site
-from fp8lint.model import Fp8Site
+from fp8lint.model import Fp8Site, Setting
 
 ENTRY = re.compile(r"(^|[/.])performance[/.]([\w]+[/.])?\w+(\.py)?$")
 RUN_RECIPE = re.compile(r"(^|/)run_recipe\.py$")
@@ -63,6 +70,9 @@ BRIDGE_DTYPES: dict[str, tuple[str, dict[str, Any]]] = {
     "nvfp4": ("bf16_with_nvfp4_mixed", {}),
 }
 DTYPE_FLAGS = ("-c", "--compute_dtype")
+GPU_FLAGS = ("-g", "--gpu")
+NEMO_GPUS = frozenset({"h100", "b200", "gb200"})
+BRIDGE_GPUS = frozenset({"h100", "b200", "b300", "gb200", "gb300", "vr200", "r100"})
 RECIPE_FLAGS = ("-fr", "--fp8_recipe")
 TOPOLOGY: dict[str, str] = {
     "-tp": "tensor_model_parallel_size",
@@ -81,6 +91,7 @@ TOPOLOGY: dict[str, str] = {
     "-ng": "world_size",
     "--num_gpus": "world_size",
 }
+BRIDGE_MODEL: dict[str, str] = {"--num_moe_experts": "num_moe_experts"}
 
 
 def _entry(command: list[Word]) -> int | None:
@@ -148,10 +159,15 @@ def from_command(file: SourceFile, command: list[Word], script: Script) -> list[
         else:
             choice = NEMO_RECIPES.get(name)
         values = _values(choice, {}) if choice else None
+        gpus = NEMO_GPUS
     else:
         profile = replace(BRIDGE_PROFILE, label="Megatron-Bridge performance launcher")
         choice = BRIDGE_DTYPES.get(value) if value else None
         values = _values(choice, PRESET_CHANGES) if choice else None
+        gpus = BRIDGE_GPUS
+        for flag, field in BRIDGE_MODEL.items():
+            if flag in flags:
+                fields[field] = flags[flag]
     if values is None:
         fields["fp8"] = replace(dtype, known=False, value=None)
     else:
@@ -162,7 +178,18 @@ def from_command(file: SourceFile, command: list[Word], script: Script) -> list[
     span = file.span_of_indices(first.start, max(last.end, first.end))
     kind = f"NVIDIA performance launcher (`{os.path.basename(command[idx].text)}`)"
     site = build_site(fields, replace(profile, kind=kind), file.path, span)
+    gpu = _first(flags, GPU_FLAGS)
+    if gpu is not None:
+        site = site.model_copy(update={"gpu": _gpu(gpu, gpus)})
     return [site]
+
+
+def _gpu(arg: Arg, accepted: frozenset[str]) -> Setting[Any]:
+    """`-g b200` as written; a name the launcher's `choices` refuse is unknown."""
+    if arg.known and str(arg.value) not in accepted:
+        note = f"not one of the launcher's GPUs ({', '.join(sorted(accepted))})"
+        return written(replace(arg, known=False, value=None), None, note)
+    return written(arg, str(arg.value) if arg.known else None)
 
 
 def _values(

@@ -1,5 +1,5 @@
-"""The blockwise-on-Blackwell check (upstream-2026 §3 rows 23-24, reserved FP8643) on the
-model: no reader fills `gpu` yet, so it is tested here, twin by twin."""
+"""FP8643 on the model, twin by twin: the cases its examples do not show (SM 12.x, a GPU
+the table does not list, both findings at once)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,8 @@ from typing import Any
 
 from fp8lint.diagnostics import Severity
 from fp8lint.model import Fp8Site, Recipe, Setting, make_span
-from fp8lint.rules.blackwell_blockwise import findings
+from fp8lint.rule import Finding
+from fp8lint.rules.fp8643_blackwell_blockwise import BlackwellBlockwise
 
 SPAN = make_span("run.sh", 1, 1, 1, 10, 0, 9)
 
@@ -28,7 +29,8 @@ BASE = {"enabled": True, "recipe": Recipe.BLOCKWISE, "gpu": "B200"}
 
 
 def severities(s: Fp8Site) -> list[Severity | None]:
-    return [f.severity for f in findings(s)]
+    rule = BlackwellBlockwise()
+    return [f.severity or rule.severity for f in rule.check(s, {}) if isinstance(f, Finding)]
 
 
 def test_fp32_block_scales_on_blackwell_are_an_error_and_off_are_not() -> None:
@@ -48,3 +50,8 @@ def test_hopper_mxfp8_or_no_gpu_written_stay_silent() -> None:
     no_gpu = {k: v for k, v in BASE.items() if k != "gpu"}
     assert severities(site(**no_gpu, **moe)) == []
     assert len(severities(site(**{**BASE, "gpu": "RTX 5090"}, **moe))) == 2  # SM 12.x too
+
+
+def test_fp32_scales_and_moe_give_both_findings() -> None:
+    both = site(**BASE, block_scaling_fp32_scales=True, num_experts=8)
+    assert severities(both) == [Severity.ERROR, Severity.WARNING]
