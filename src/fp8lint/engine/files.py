@@ -24,7 +24,7 @@ if TYPE_CHECKING:
 # `RandomSampler`.  Lightning's `precision="transformer-engine"` and `TransformerEnginePrecision`,
 # Accelerate's `AORecipeKwargs`, a bare `te.autocast()` and TE's `CustomRecipe` (a quantizer
 # factory's recipe) set FP8 without saying it, and so do three Megatron-Bridge recipe names
-# (`bridge.cli.HIDDEN_PRESETS`).
+# (`bridge.cli.HIDDEN_PRESETS`), and so does torchao's `MXLinearConfig()` (MXFP8 by default).
 # Substring tests on a lowered copy run ~7x faster than one (?i) regex.
 # `fp4` covers NVFP4 and MXFP4 and Megatron's `--fp4-format` (an FP4-only config names no FP8)
 PREFILTER_ANY_CASE = (b"fp8", b"float8", b"delayedscaling", b"fp4")  # as in `mentions_fp8`
@@ -42,6 +42,7 @@ PREFILTER_EXACT = (
     b"low_precision_pretrain",
     b"padding-for-quantization",  # Megatron's MoE padding for a quantized GEMM (no `fp8`)
     b"padding_for_quantization",
+    b"MXLinearConfig",  # torchao's MX training config (MXFP8 by default: no `fp8` written)
 )
 
 
@@ -62,6 +63,7 @@ def mentions_fp8(data: bytes) -> bool:
         or b"low_precision_pretrain" in data
         or b"padding-for-quantization" in data
         or b"padding_for_quantization" in data
+        or b"MXLinearConfig" in data
     ):
         return True
     low = data.lower()

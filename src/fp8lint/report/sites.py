@@ -69,6 +69,9 @@ def _precision(site: Fp8Site) -> str:
     fp4 = site.fp4_on
     recipe = site.active_recipe
     named = recipe.value if recipe is not None else "unknown recipe"
+    fp4_recipe = site.fp4_recipe  # an FP4 recipe the model has no Recipe for (MXFP4)
+    if recipe is None and fp4 is True and fp4_recipe.known and isinstance(fp4_recipe.value, str):
+        named = fp4_recipe.value
     if fp8 is True and site.recipe.value is not None and site.recipe.value.value == "nvfp4":
         return "FP4 nvfp4"
     if fp8 is True:

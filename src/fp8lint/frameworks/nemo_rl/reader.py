@@ -17,7 +17,11 @@ Hugging Face checkpoint and then copies `megatron_cfg` onto it
 
 `env_vars` are exported to the workers (`NVTE_FP8_BLOCK_SCALING_FP32_SCALES: "1"` keeps FP32
 block scales for TE's blockwise recipe); the vLLM rollout's `generation.vllm_cfg.precision:
-fp8` quantizes inference, not training.  Both are recorded as notes, never as findings.
+fp8` quantizes inference, not training (MXFP8 with `vllm_cfg.is_mx: true`).  Both are
+recorded as notes, never as findings.  `fp8_cfg.fp8_recipe` takes Megatron's names
+(`tensorwise`, `delayed`, `blockwise`, `mxfp8`; the shipped configs use `blockwise` and, in
+`recipes/llm/grpo-nanov3-30ba3b-3n8g-megatron-dynamo-swe1.yaml`, `mxfp8`); NeMo-RL has no
+FP4 setting of its own at 7ea279ab (its NVFP4 configs are ModelOpt `quant_cfg`s).
 A file's `defaults:` parents are merged before it is read (`frameworks/shared/hydra.py`).
 """
 
@@ -182,12 +186,16 @@ def _fp8_site(
     if vllm is not None:
         prec = vllm.get("precision")
         if prec is not None and str(prec[1].deref().value).lower() == "fp8":
+            # `is_mx: true` makes them ModelOpt MXFP8 (vllm/quantization/fp8.py L191-214)
+            mx = vllm.get("is_mx")
+            blocks = "MXFP8" if mx is not None and mx[1].deref().value is True else "FP8"
             notes.append(
                 SourceNote.model_construct(
                     kind="inference",
                     key="policy.generation.vllm_cfg.precision",
                     span=file.span(prec[0].start, prec[1].end),
-                    message="vLLM rollouts run in FP8: inference quantization, not FP8 training",
+                    message=f"vLLM rollouts run in {blocks}: inference quantization, "
+                    "not FP8 training",
                 )
             )
     profile = Profile(

@@ -8,6 +8,7 @@ FAMILY = Family(
     label="torchao",
     summary="torchao `convert_to_float8_training`, `Float8LinearConfig` and `quantize_` configs",
     schema=Schema("torchao Float8LinearConfig", "its keywords, from_recipe_name()"),
+    prefilter=("MXLinearConfig",),
     python=(
         PythonReader(
             r"\b(?:Float8DynamicActivation\w*|Float8WeightOnly|MXDynamicActivationMXWeight"

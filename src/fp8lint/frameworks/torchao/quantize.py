@@ -10,7 +10,11 @@ model for inference, and the low-precision training ops for MoE models.
 - training, `torchao/prototype/moe_training/config.py`: `Float8TrainingOpConfig` (grouped
   GEMMs in FP8, its linear override `float8_linear_recipe`, default `rowwise`),
   `MXFP8TrainingOpConfig` (MXFP8 linears and grouped GEMMs); `nvfp4_training.py`:
-  `NVFP4TrainingConfig`; before 0.17, `MXLinearConfig` and `MoETrainingConfig`.
+  `NVFP4TrainingConfig` (pytorch/ao@36027d82 `moe_training/nvfp4_training/nvfp4_training.py`
+  L71: every `nn.Linear` the filter accepts runs its three GEMMs in NVFP4; no recipe knob);
+  before 0.17, `MXLinearConfig` (its element type decides: `torchao.mx`) and
+  `MoETrainingConfig`.  `MXLinearConfig.from_recipe_name(...)` and the op configs'
+  `from_recipe(...)` are sites of their own (`torchao.mx`).
 """
 
 from __future__ import annotations
@@ -19,7 +23,8 @@ from typing import TYPE_CHECKING, Any, cast
 
 from fp8lint.frameworks.shared.base import default, written
 from fp8lint.frameworks.shared.torchao_recipes import RECIPES, implied_format
-from fp8lint.model import Fp8Site, Framework, Recipe, Setting
+from fp8lint.frameworks.torchao import mx
+from fp8lint.model import Fp8Site, Framework, Recipe, Setting, SourceNote
 
 if TYPE_CHECKING:
     from fp8lint.frameworks.shared.python_args import Context
@@ -46,10 +51,12 @@ TRAINING: dict[str, Recipe | None] = {
     "NVFP4TrainingConfig": Recipe.NVFP4,
     # torchao 0.14-0.16: `MXLinearConfig` (MXFP8 by default, `elem_dtype=float8_e4m3fn`) and
     # `MoETrainingConfig` (`scaling_type` fp8_rowwise by default, or mxfp8)
-    "MXLinearConfig": Recipe.MXFP8,
+    "MXLinearConfig": None,  # read by `torchao.mx`
     "MoETrainingConfig": None,
 }
 NAMES = INFERENCE | frozenset(TRAINING)
+# the configs that convert every linear the filter accepts, not only an MoE model's
+DENSE = frozenset({"NVFP4TrainingConfig", "MXLinearConfig"})
 _INFERENCE_NOTE = "post-training quantization for inference (`quantize_`), not FP8 training"
 
 
@@ -70,13 +77,19 @@ def sites(ctx: Context) -> list[Fp8Site]:
             values: dict[str, Setting[Any]] = {
                 "enabled": default(True, LABEL, tgt.name, span, None),
             }
-            if tgt.name in INFERENCE:
+            invalid: list[SourceNote] = []
+            if tgt.name == mx.MX_CONFIG:
+                kind = f"torchao {tgt.name}(...) (low-precision training)"
+                read, invalid = mx.linear_config(ctx, call, span)
+                values.update(read)
+            elif tgt.name in INFERENCE:
                 kind = f"torchao {tgt.name}(...) (inference quantization)"
                 values["recipe"] = Setting[Any].model_construct(
                     known=False, key=tgt.name, note=_INFERENCE_NOTE
                 )
             else:
-                kind = f"torchao {tgt.name}(...) (MoE low-precision training)"
+                scope = "" if tgt.name in DENSE else "MoE "
+                kind = f"torchao {tgt.name}(...) ({scope}low-precision training)"
                 recipe = TRAINING[tgt.name]
                 values["recipe"] = (
                     default(recipe, LABEL, tgt.name, span, None)
@@ -90,7 +103,7 @@ def sites(ctx: Context) -> list[Fp8Site]:
                     name_ = chosen.arg.value if chosen.arg.known else None
                     values["recipe"] = written(chosen.arg, RECIPES.get(str(name_)))
                 fmt = implied_format(values["recipe"])
-                if fmt is not None:
+                if fmt is not None and recipe is not Recipe.NVFP4:  # FP4 only: no FP8 format
                     values["fmt"] = fmt
             found.append(
                 Fp8Site.model_construct(
@@ -98,7 +111,8 @@ def sites(ctx: Context) -> list[Fp8Site]:
                     framework=Framework.TORCHAO,
                     kind=kind,
                     span=span,
+                    invalid=invalid,
                     **cast("dict[str, Any]", values),  # keys are Setting fields
                 )
             )
-    return found
+    return [*found, *mx.factory_sites(ctx)]
