@@ -103,6 +103,37 @@ def test_python_that_names_no_site_does_not_import_libcst(tmp_path: Path) -> Non
     assert "fp8lint.frameworks.python_sites" in heavy  # it was looked at
 
 
+RECIPES = {
+    "te.py": (
+        "import transformer_engine.pytorch as te\n"
+        "from transformer_engine.common.recipe import DelayedScaling, Format\n"
+        "r = DelayedScaling(fp8_format=Format.HYBRID, amax_compute_algo=lambda h: h.max())\n"
+        "with te.fp8_autocast(enabled=True, fp8_recipe=r, fp8_group=get_group()):\n"
+        "    pass\n"
+    ),
+    "ao.py": (
+        "from torchao.float8 import Float8LinearConfig, convert_to_float8_training\n"
+        "cfg = Float8LinearConfig.from_recipe_name('rowwise')\n"
+        "convert_to_float8_training(m, config=cfg, module_filter_fn=lambda mod, fqn: True)\n"
+    ),
+    "mx.py": (
+        "from torchao.prototype.mx_formats import MXLinearConfig, MXLinearRecipeName\n"
+        "c = MXLinearConfig.from_recipe_name(MXLinearRecipeName.MXFP8_CUBLAS)\n"
+    ),
+}
+
+
+def test_recipe_code_is_read_without_libcst_matchers(tmp_path: Path) -> None:
+    """`libcst.matchers` is a large import: recipe code is read with plain node checks."""
+    for name, text in RECIPES.items():
+        (tmp_path / name).write_text(text)
+    report = (
+        'print("LOADED=" + ",".join(sorted(m for m in ("libcst", "libcst.matchers") if m in NEW)))'
+    )
+    out = fresh_check(report, "--exit-zero", str(tmp_path))
+    assert out.stdout.strip().splitlines()[-1] == "LOADED=libcst", out.stdout + out.stderr
+
+
 SIMULATE_PROBE = """
 print("SIMULATE=" + ",".join(sorted(m for m in ("numpy", "pyarrow", "polars") if m in NEW)))
 """

@@ -101,6 +101,13 @@ class Facts:
     # patterns, type parameters, global/nonlocal), over-approximated, and every import
     bound: set[str] = field(default_factory=set)
     imports: list[cst.Import | cst.ImportFrom] = field(default_factory=list)
+    # outside every function, class and lambda body: the names bound other than by an
+    # import (a definition's name too), the names imports bind, and those imports; and the
+    # names declared `global` anywhere
+    module_bound: set[str] = field(default_factory=set)
+    module_imported: set[str] = field(default_factory=set)
+    module_imports: list[cst.Import | cst.ImportFrom] = field(default_factory=list)
+    declared_global: set[str] = field(default_factory=set)
 
 
 # the kinds of node whose strings name nothing, and the kinds that bind names
@@ -128,13 +135,13 @@ def collect(module: cst.Module) -> Facts:
     """One iterative walk (deep trees cannot overflow the stack here)."""
     facts = Facts()
     skip: set[int] = set()
-    stack: list[tuple[cst.CSTNode, int]] = [(s, i) for i, s in enumerate(module.body)]
+    stack: list[tuple[cst.CSTNode, int, bool]] = [(s, i, False) for i, s in enumerate(module.body)]
     stack.reverse()
     calls = facts.calls
     statement = facts.statement
     count = 0
     while stack:
-        node, top = stack.pop()
+        node, top, inner = stack.pop()  # inner: inside a function, class or lambda body
         statement[id(node)] = top
         kind = type(node)
         if kind is cst.Call:
@@ -161,17 +168,22 @@ def collect(module: cst.Module) -> Facts:
         elif kind in _NAMING_NOTHING:
             _skip_strings(node, kind, skip)
         elif kind in _BINDING:
-            _bind_statement(facts, node, kind)
+            _bind_statement(facts, node, kind, inner)
         elif kind in (cst.FunctionDef, cst.ClassDef):
             facts.defined.add(node.name.value)  # type: ignore[attr-defined]
+            if not inner:
+                facts.module_bound.add(node.name.value)  # type: ignore[attr-defined]
         elif kind in (cst.Global, cst.Nonlocal):
             facts.scoping.add(top)
-            facts.bound.update(n.name.value for n in node.names)  # type: ignore[attr-defined]
-        elif kind in _NAMED:
-            _bind_names(facts, getattr(node, _NAMED[kind]))
+            names = {n.name.value for n in node.names}  # type: ignore[attr-defined]
+            facts.bound.update(names)
+            if kind is cst.Global:
+                facts.declared_global.update(names)
+        elif kind in _NAMED:  # a parameter binds in its function, whatever holds it
+            _bind_names(facts, getattr(node, _NAMED[kind]), inner or kind is cst.Param)
         elif kind is cst.ImportFrom:
             assert isinstance(node, cst.ImportFrom)
-            facts.imports.append(node)
+            _note_import(facts, node, inner)
             if isinstance(node.names, cst.ImportStar):
                 module_name = get_full_name_for_node(node.module) if node.module else ""
                 facts.star_modules.append("." * len(node.relative) + (module_name or ""))
@@ -180,13 +192,35 @@ def collect(module: cst.Module) -> Facts:
             continue
         elif kind is cst.Import:
             assert isinstance(node, cst.Import)
-            facts.imports.append(node)
+            _note_import(facts, node, inner)
             _aliases(facts, node.names)
             continue
         found = children(node)
         found.reverse()
-        stack.extend((child, top) for child in found)
+        if kind in _SCOPES:  # its body (not its decorators, defaults or bases) is inside it
+            body = node.body  # type: ignore[attr-defined]
+            stack.extend((child, top, inner or child is body) for child in found)
+        else:
+            stack.extend((child, top, inner) for child in found)
     return facts
+
+
+_SCOPES = frozenset({cst.FunctionDef, cst.ClassDef, cst.Lambda})
+
+
+def _note_import(facts: Facts, node: cst.Import | cst.ImportFrom, inner: bool) -> None:
+    facts.imports.append(node)
+    if not inner:
+        facts.module_imports.append(node)
+        if not isinstance(node.names, cst.ImportStar):
+            facts.module_imported.update(bound_by(alias) for alias in node.names)
+
+
+def bound_by(alias: cst.ImportAlias) -> str:
+    """The name an import alias binds: `c` of `import a.b as c`, `a` of `import a.b`."""
+    if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
+        return alias.asname.name.value
+    return (get_full_name_for_node(alias.name) or "").split(".", 1)[0]
 
 
 def _skip_strings(node: cst.CSTNode, kind: type, skip: set[int]) -> None:
@@ -215,27 +249,30 @@ def _skip_strings(node: cst.CSTNode, kind: type, skip: set[int]) -> None:
         )
 
 
-def _bind_names(facts: Facts, target: cst.CSTNode | None) -> None:
-    """Every name inside a binding target into `facts.bound` (`a` of `a.b = 1` too: more
-    than libcst binds, never less)."""
+def _bind_names(facts: Facts, target: cst.CSTNode | None, inner: bool) -> None:
+    """Every name inside a binding target into `facts.bound`, and into `module_bound` outside
+    every body (`a` of `a.b = 1` too, and a comprehension's target: more than libcst binds
+    there, never less)."""
     stack = [target] if target is not None else []
     while stack:
         node = stack.pop()
         if isinstance(node, cst.Name):
             facts.bound.add(node.value)
+            if not inner:
+                facts.module_bound.add(node.value)
         else:
             stack.extend(children(node))
 
 
-def _bind_statement(facts: Facts, node: cst.CSTNode, kind: type) -> None:
+def _bind_statement(facts: Facts, node: cst.CSTNode, kind: type, inner: bool) -> None:
     """The bindings an assignment, a loop target or a `with ... as` makes."""
     if kind is cst.WithItem:
-        _bind_names(facts, node.asname)  # type: ignore[attr-defined]
+        _bind_names(facts, node.asname, inner)  # type: ignore[attr-defined]
     elif kind is cst.Assign:
         for t in node.targets:  # type: ignore[attr-defined]
-            _bind_names(facts, t.target)
+            _bind_names(facts, t.target, inner)
     else:
-        _bind_names(facts, node.target)  # type: ignore[attr-defined]
+        _bind_names(facts, node.target, inner)  # type: ignore[attr-defined]
     if kind is cst.Assign:
         assert isinstance(node, cst.Assign)
         for target in node.targets:

@@ -46,7 +46,7 @@ from fp8lint.documents.pyedit import keyword_renamed as keyword_renamed
 from fp8lint.documents.pyedit import minimal_edit as minimal_edit
 from fp8lint.documents.pyedit import replaced as replaced
 from fp8lint.documents.pyedit import statement_removed as statement_removed
-from fp8lint.documents.pyfacts import STRINGS, string_node
+from fp8lint.documents.pyfacts import STRINGS, bound_by, string_node
 from fp8lint.documents.pyfacts import AttrSet as AttrSet
 from fp8lint.documents.pyfacts import Facts as Facts
 from fp8lint.documents.pyfacts import children as children
@@ -118,24 +118,6 @@ def parse(file: SourceFile, relevant: re.Pattern[str] | None = None) -> PyModule
         found.statement_lines = _statement_lines(text, starts, len(module.body))
     file.parsed = found
     return found
-
-
-def _blocks(stmt: cst.CSTNode) -> list[cst.CSTNode]:
-    """The statements of a compound statement's blocks (`if`/`else`, `try`/`except`, ...)."""
-    out: list[cst.CSTNode] = []
-    for child in children(stmt):
-        if isinstance(child, cst.BaseSuite):
-            out.extend(child.body)
-        elif not isinstance(child, cst.BaseExpression):
-            out.extend(_blocks(child))  # an `else`, `except` or `case` clause
-    return out
-
-
-def _bound_by(alias: cst.ImportAlias) -> str:
-    """The name an import alias binds: `c` of `import a.b as c`, `a` of `import a.b`."""
-    if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
-        return alias.asname.name.value
-    return (get_full_name_for_node(alias.name) or "").split(".", 1)[0]
 
 
 _CLAUSE = re.compile(r"(?:else|elif|except|finally)\b")
@@ -226,8 +208,9 @@ class PyModule(Located):
         # (id(scope), name) -> its assignments: asked once per use, and a name assigned at
         # every use (`r = DelayedScaling()` 20,000 times) made asking each time quadratic
         self._assigned: dict[tuple[int, str], tuple[Any, ...]] = {}
-        self._imports: tuple[set[str], list[cst.Import | cst.ImportFrom]] | None = None
-        self._import_scope_made: tuple[Scope | None] | None = None
+        self._inner: set[str] | None = None
+        self._imports: tuple[Scope | None] | None = None
+        self._by_scope: dict[tuple[int, bool], Mapping[cst.CSTNode, Scope | None]] = {}
         # the scan of the file and the ranges of it left out of `text`
         self.left_out: tuple[Shape, list[tuple[int, int]]] = (Shape(), [])
 
@@ -278,13 +261,16 @@ class PyModule(Located):
             body.append(stmt)
         return self.module.with_changes(body=body)
 
-    # -- names only imports bind: the import table answers -----------------------------------
-    def _import_scope(self, node: cst.CSTNode) -> Scope | None:
-        """For a name (or the first name of an attribute chain) that nothing in the file
-        binds but imports outside any definition: the scope of a module made of those
-        imports alone.  libcst answers there what it answers in the whole module (the use
-        sees the global scope's bindings, all of them imports), from a pass over the
-        imports instead of the file.  None when the name needs the whole analysis."""
+    # -- narrower analyses: the imports alone, or one top-level statement alone -------------
+    def _narrow_scope(self, node: cst.CSTNode) -> Scope | None:
+        """The scope libcst gives `node` (a name or attribute chain), from an analysis of
+        less than the module where that gives the same answer; None when it does not.
+
+        The first name is bound outside function, class and lambda bodies by imports at
+        most, and nowhere declared `global`.  A use then sees either a binding inside the
+        top-level statement that holds it or one of those imports, so an analysis of that
+        statement after the imports answers (of the statement alone when no import binds
+        the name, of the imports alone when nothing else binds it anywhere)."""
         base = node
         while isinstance(base, cst.Attribute):
             base = base.value
@@ -292,51 +278,51 @@ class PyModule(Located):
             return None
         facts = self.facts
         name = base.value
-        if name in facts.bound or name in facts.defined or name in self._import_split()[0]:
+        if name in facts.declared_global or name in facts.module_bound:
             return None
-        return self._imports_module()
+        imported = name in facts.module_imported
+        if imported and not (
+            name in facts.bound or name in facts.defined or name in self._inner_imports()
+        ):
+            return self._imports_scope()
+        index = facts.statement.get(id(node))
+        return None if index is None else self._statement_scopes(index, imported).get(node)
 
-    def _import_split(self) -> tuple[set[str], list[cst.Import | cst.ImportFrom]]:
-        """(names imports inside definitions bind, the imports outside any definition)."""
+    def _inner_imports(self) -> set[str]:
+        """The names imports inside a function or class body bind."""
+        if self._inner is None:
+            outer = {id(x) for x in self.facts.module_imports}
+            self._inner = {
+                bound_by(alias)
+                for imp in self.facts.imports
+                if id(imp) not in outer and not isinstance(imp.names, cst.ImportStar)
+                for alias in imp.names
+            }
+        return self._inner
+
+    def _imports_scope(self) -> Scope | None:
         if self._imports is None:
-            outer: list[cst.Import | cst.ImportFrom] = []
-            stack: list[cst.CSTNode] = list(reversed(self.module.body))
-            while stack:
-                stmt = stack.pop()
-                if isinstance(stmt, (cst.Import, cst.ImportFrom)):
-                    outer.append(stmt)
-                elif isinstance(stmt, cst.SimpleStatementLine):
-                    stack.extend(reversed(stmt.body))
-                elif not isinstance(stmt, (cst.BaseSmallStatement, cst.FunctionDef, cst.ClassDef)):
-                    stack.extend(reversed(_blocks(stmt)))
-            ids = {id(x) for x in outer}
-            inner: set[str] = set()
-            for imp in self.facts.imports:
-                if id(imp) not in ids and not isinstance(imp.names, cst.ImportStar):
-                    inner.update(_bound_by(alias) for alias in imp.names)
-            self._imports = (inner, outer)
-        return self._imports
-
-    def _imports_module(self) -> Scope | None:
-        if self._import_scope_made is None:
-            body = [cst.SimpleStatementLine(body=[x]) for x in self._import_split()[1]]
+            body = [cst.SimpleStatementLine(body=[x]) for x in self.facts.module_imports]
             wrapper = MetadataWrapper(cst.Module(body=body), unsafe_skip_copy=True)
-            scopes = wrapper.resolve(ScopeProvider)
-            self._import_scope_made = (scopes.get(wrapper.module),)
-        return self._import_scope_made[0]
+            self._imports = (wrapper.resolve(ScopeProvider).get(wrapper.module),)
+        return self._imports[0]
+
+    def _statement_scopes(self, index: int, imports: bool) -> Mapping[cst.CSTNode, Scope | None]:
+        found = self._by_scope.get((index, imports))
+        if found is None:
+            body: list[cst.SimpleStatementLine | cst.BaseCompoundStatement] = []
+            if imports:
+                body = [cst.SimpleStatementLine(body=[x]) for x in self.facts.module_imports]
+            body.append(self.module.body[index])
+            wrapper = MetadataWrapper(cst.Module(body=body), unsafe_skip_copy=True)
+            found = self._by_scope[(index, imports)] = wrapper.resolve(ScopeProvider)
+        return found
 
     def imported_names(self, node: cst.CSTNode) -> tuple[str, ...]:
         """The dotted names `node` (a name or attribute chain) has through the file's imports,
         however spelled: `DS` from `... import DelayedScaling as DS`, `r.DelayedScaling` after
         `import transformer_engine.common.recipe as r`.  Sorted; empty when none."""
-        imports = self._import_scope(node)
-        if imports is not None:
-            full = get_full_name_for_node(node)
-            if full is None:
-                return ()
-            found = imports.get_qualified_names_for(full)
-            return tuple(sorted(q.name for q in found if q.source is QualifiedNameSource.IMPORT))
-        scope = self.scope(node)
+        scope = self._narrow_scope(node) or self.scope(node)
         if scope is None:
             return ()
         found = scope.get_qualified_names_for(node)
@@ -345,7 +331,7 @@ class PyModule(Located):
     def assignments(self, name: cst.Name) -> tuple[Any, ...]:
         """libcst's assignments of `name` in the scope its use sees (builtins and `x: int`
         declarations without a value do not count), in source order."""
-        scope = self._import_scope(name) or self.scope(name)
+        scope = self._narrow_scope(name) or self.scope(name)
         if scope is None:
             return ()
         key = (id(scope), name.value)
@@ -420,6 +406,13 @@ class PyModule(Located):
     def attr_sets(self, key: str, where: cst.CSTNode) -> list[AttrSet]:
         """`key.field = value` statements made in the scope of `where`."""
         found = [s for s in self.facts.attr_sets if s.base == key]
+        # all from the narrower analyses (one per top-level statement: two statements never
+        # share a scope a body binds in), or all from the module's
+        here = self._narrow_scope(where)
+        if here is not None:
+            scopes = [self._narrow_scope(s.target) for s in found]
+            if all(x is not None for x in scopes):
+                return [s for s, x in zip(found, scopes, strict=True) if x is here]
         for s in found:  # every scope first: one of them may widen the analysis
             self.scope(s.target)
         scope = self.scope(where)

@@ -215,13 +215,11 @@ def _recipe_name(ctx: Context, val: Val, invalid: list[SourceNote]) -> Setting[A
     """`ao_recipe="rowwise"` or `AOFloat8LinearRecipe.rowwise` (a string enum)."""
     from dataclasses import replace
 
-    import libcst.matchers as m
-
     from fp8lint.documents.python import dotted
-    from fp8lint.frameworks.shared.python_args import member_of
+    from fp8lint.frameworks.shared.python_args import is_member_of
 
     arg = val.arg
-    if dotted(val.node) is not None and m.matches(val.node, member_of(RECIPE_ENUM)):
+    if dotted(val.node) is not None and is_member_of(val.node, RECIPE_ENUM):
         name = val.node.attr.value  # type: ignore[attr-defined]
         arg = replace(arg, known=True, value=name, note=None)
     elif not arg.known:

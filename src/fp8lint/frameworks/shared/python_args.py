@@ -22,8 +22,6 @@ from fp8lint.frameworks.shared.base import Arg
 from fp8lint.model import EditInfo, Setting
 
 if TYPE_CHECKING:
-    import libcst.matchers as m
-
     from fp8lint.model import Span
 
 # `run.Config(Cls, ...)` / `fdl.Partial(Cls, ...)` (NeMo-Run, Fiddle): the keywords are Cls's
@@ -70,19 +68,29 @@ def positional(call: cst.Call) -> list[CallArg]:
     return [a for a in call_args(call) if a.keyword is None and not a.star]
 
 
-def function() -> m.BaseMatcherNode:
-    """A function or a lambda: what a filter or a custom amax algorithm is written as.
-    (`libcst.matchers` is a large module: imported by the recognizers that match.)"""
-    import libcst.matchers as m
-
-    return m.Lambda() | m.FunctionDef()
+# Node checks are written as `isinstance` tests: `libcst.matchers` costs a cold recipe check
+# a large share of its start-up (issue 23), for what a test of one or two nodes decides.
 
 
-def member_of(owner: str) -> m.BaseMatcherNode:
+def is_function(node: cst.CSTNode) -> bool:
+    """A function or a lambda: what a filter or a custom amax algorithm is written as."""
+    return isinstance(node, (cst.Lambda, cst.FunctionDef))
+
+
+def names(node: cst.CSTNode, name: str) -> bool:
+    """`name` or `anything.name`."""
+    if isinstance(node, cst.Attribute):
+        node = node.attr
+    return isinstance(node, cst.Name) and node.value == name
+
+
+def is_member_of(node: cst.CSTNode, owner: str) -> bool:
     """`owner.MEMBER` or `module.owner.MEMBER` (an enum member: `Format.E4M3`)."""
-    import libcst.matchers as m
-
-    return m.Attribute(value=m.Name(owner) | m.Attribute(attr=m.Name(owner)), attr=m.Name())
+    return (
+        isinstance(node, cst.Attribute)
+        and isinstance(node.attr, cst.Name)
+        and names(node.value, owner)
+    )
 
 
 def canonical_text(value: Any) -> str:

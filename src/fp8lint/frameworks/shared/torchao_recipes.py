@@ -120,9 +120,9 @@ def read_recipe(
 ) -> Setting[Any]:
     """The recipe of `config=`: absent or None is `Float8LinearConfig()`, tensorwise."""
     import libcst as cst
-    import libcst.matchers as m
 
     from fp8lint.documents.python import dotted, short
+    from fp8lint.frameworks.shared.python_args import is_member_of, names
 
     if arg is None:
         if splat is not None:
@@ -151,15 +151,9 @@ def read_recipe(
         parts = dotted(final.func) or []
         base = _base(final.func)
         if parts and not (base is not None and ctx.doc.defines_locally(base)):
-            if m.matches(final.func, m.Name(CONFIG) | m.Attribute(attr=m.Name(CONFIG))):
+            if names(final.func, CONFIG):
                 return _config(ctx, arg, final, via)
-            if m.matches(
-                final.func,
-                m.Attribute(
-                    value=m.Name(CONFIG) | m.Attribute(attr=m.Name(CONFIG)),
-                    attr=m.Name("from_recipe_name"),
-                ),
-            ):
+            if is_member_of(final.func, CONFIG) and names(final.func, "from_recipe_name"):
                 return _recipe_name(ctx, arg, final, via, invalid)
     shown = short(ctx.text(arg.value))
     return unknown_at(
@@ -218,10 +212,9 @@ def _recipe_name(
     invalid: list[SourceNote],
 ) -> Setting[Any]:
     """`Float8LinearConfig.from_recipe_name("rowwise")` (or a `Float8LinearRecipeName`)."""
-    import libcst.matchers as m
 
     from fp8lint.documents.python import dotted
-    from fp8lint.frameworks.shared.python_args import call_args, member_of
+    from fp8lint.frameworks.shared.python_args import call_args, is_member_of
 
     args = call_args(call)
     given = next((a for a in args if a.keyword is None and not a.star), None) or next(
@@ -232,7 +225,7 @@ def _recipe_name(
     val = ctx.value_of("recipe_name", given.node, given.value)
     name_arg = replace(val.arg, via=via + val.arg.via)
     name: str | None = None
-    if dotted(val.node) is not None and m.matches(val.node, member_of(RECIPE_ENUM)):
+    if dotted(val.node) is not None and is_member_of(val.node, RECIPE_ENUM):
         name = val.node.attr.value.lower()  # type: ignore[attr-defined]
         name_arg = replace(name_arg, known=True, value=name, note=None)
     elif name_arg.known and isinstance(name_arg.value, str):
@@ -252,10 +245,9 @@ def read_filter(
     ctx: Context, call_span: Span, arg: CallArg | None, splat: CallArg | None
 ) -> tuple[Setting[Any], Setting[Any]]:
     """Whether `module_filter_fn` leaves the output head, and the MoE router, in FP8."""
-    import libcst.matchers as m
 
     from fp8lint.documents.python import short
-    from fp8lint.frameworks.shared.python_args import function
+    from fp8lint.frameworks.shared.python_args import is_function
 
     key = "module_filter_fn"
     no_router = "nothing filters the MoE router gate when no module_filter_fn is given"
@@ -278,7 +270,7 @@ def read_filter(
             default(True, TORCHAO, key, span, _NO_FILTER),
             default(True, TORCHAO, key, span, no_router),
         )
-    if not m.matches(final, function()):
+    if not is_function(final):
         unknown = unknown_at(ctx, arg, key, _UNREADABLE_FILTER, via)
         return unknown, unknown
     strings = ctx.doc.strings_in(final.body)  # type: ignore[attr-defined]

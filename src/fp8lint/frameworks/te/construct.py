@@ -246,18 +246,18 @@ def format_arg(ctx: Context, val: Val) -> tuple[Arg, bool]:
     """`Format.E4M3` (however `Format` is reached) as the member's name, and True; anything
     else as read, and False (a string as written; an expression fp8lint cannot read stays
     unknown)."""
-    import libcst.matchers as m
+    import libcst as cst
 
     from fp8lint.documents.python import dotted
-    from fp8lint.frameworks.shared.python_args import member_of
+    from fp8lint.frameworks.shared.python_args import is_member_of
 
     arg = val.arg
     node = val.node
     if dotted(node) is not None and (
-        m.matches(node, member_of("Format"))
+        is_member_of(node, "Format")
         or (  # `F.E4M3` after `from transformer_engine.common.recipe import Format as F`
-            m.matches(node, m.Attribute())
-            and any(q.endswith(".Format") for q in ctx.doc.imported_names(node.value))  # type: ignore[attr-defined]
+            isinstance(node, cst.Attribute)
+            and any(q.endswith(".Format") for q in ctx.doc.imported_names(node.value))
         )
     ):
         member = val.node.attr.value  # type: ignore[attr-defined]

@@ -208,12 +208,10 @@ def recipe_site(ctx: Context, tgt: Target) -> Fp8Site:
 
 def _algo_unknown(val: Val) -> Setting[Any]:
     """An `amax_compute_algo` fp8lint cannot read: a custom callable, or a name."""
-    import libcst.matchers as m
-
-    from fp8lint.frameworks.shared.python_args import function
+    from fp8lint.frameworks.shared.python_args import is_function
 
     arg = val.arg
-    if m.matches(val.node, function()):
+    if is_function(val.node):
         return written(
             arg,
             None,
@@ -323,7 +321,6 @@ def autocast_switches(
 
 def _group(ctx: Context, call: cst.Call, group: CallArg | None, key: str) -> Setting[Any]:
     import libcst as cst
-    import libcst.matchers as m
 
     from fp8lint.documents.python import last_name, short
 
@@ -341,8 +338,7 @@ def _group(ctx: Context, call: cst.Call, group: CallArg | None, key: str) -> Set
         return written(
             arg, AmaxScope.WORLD, "`None` is the world group: every rank shares one amax"
         )
-    if m.matches(node, m.Call()):
-        assert isinstance(node, cst.Call)
+    if isinstance(node, cst.Call):
         name = last_name(node.func) or ""
         scope_value = GROUP_GETTERS.get(name)
         if scope_value is None and name.endswith("get_data_parallel_group"):

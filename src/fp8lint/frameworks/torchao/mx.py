@@ -180,10 +180,8 @@ def _owner(ctx: Context, call: cst.Call, method: str) -> str | None:
 
 
 def _factory_site(ctx: Context, call: cst.Call, owner: str, method: str) -> Fp8Site:
-    import libcst.matchers as m
-
     from fp8lint.documents.python import dotted
-    from fp8lint.frameworks.shared.python_args import call_args, member_of
+    from fp8lint.frameworks.shared.python_args import call_args, is_member_of
 
     span = ctx.span(call)
     invalid: list[SourceNote] = []
@@ -201,7 +199,7 @@ def _factory_site(ctx: Context, call: cst.Call, owner: str, method: str) -> Fp8S
         val = ctx.value_of(key, given.node, given.value)
         arg = val.arg
         if method == "from_recipe_name":
-            if dotted(val.node) is not None and m.matches(val.node, member_of(RECIPE_ENUM)):
+            if dotted(val.node) is not None and is_member_of(val.node, RECIPE_ENUM):
                 member = val.node.attr.value.lower()  # type: ignore[attr-defined]
                 arg = replace(arg, known=True, value=member, note=None)
             name = _checked(ctx, arg, "recipe_name", invalid)
@@ -215,7 +213,7 @@ def _factory_site(ctx: Context, call: cst.Call, owner: str, method: str) -> Fp8S
         else:
             enum, members = FACTORIES[owner]
             recipe = None
-            if dotted(val.node) is not None and m.matches(val.node, member_of(enum)):
+            if dotted(val.node) is not None and is_member_of(val.node, enum):
                 recipe = members.get(val.node.attr.value)  # type: ignore[attr-defined]
             if recipe is None:
                 why = arg.note or f"not a {enum} member fp8lint knows"
