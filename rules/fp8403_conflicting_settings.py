@@ -30,6 +30,13 @@ class ConflictingSettings(Rule):
     )
     invalid = (
         Example(
+            "grpo.yaml",
+            "policy:\n  megatron_cfg:\n    enabled: true\n"
+            "    fp8_cfg: {enabled: true, fp8: e4m3, fp8_recipe: blockwise, fp8_param: false}\n"
+            "    fp4_cfg: {enabled: true}\n",
+            lines=(5,),
+        ),
+        Example(
             "both.yaml",
             "model:\n  transformer_engine: true\n  fp8: true\n  fp8_e4m3: true\n"
             "  fp8_hybrid: true\n  fp8_amax_history_len: 1024\n  fp8_amax_compute_algo: max\n",
