@@ -1,0 +1,154 @@
+"""Names resolved by a scope analysis of less than the module (the imports alone, or one
+top-level statement after them) get exactly the answer of libcst's analysis of the whole
+module, for every name and attribute chain, whatever binds them."""
+
+from __future__ import annotations
+
+import textwrap
+
+import libcst as cst
+import pytest
+from libcst.metadata import MetadataWrapper, QualifiedNameSource, ScopeProvider
+
+from fp8lint.documents import python as py
+from fp8lint.documents.pyfacts import children
+from fp8lint.documents.text import SourceFile
+
+BINDINGS = textwrap.dedent(
+    """\
+    import transformer_engine.pytorch as te
+    import torch.distributed
+    from transformer_engine.common import recipe
+    from transformer_engine.common.recipe import DelayedScaling as DS, Format
+    from .local import helper
+    from somewhere import *
+
+    try:
+        from transformer_engine.common.recipe import MXFP8BlockScaling
+    except ImportError:
+        MXFP8BlockScaling = None
+
+    if torch.distributed.is_available():
+        import megatron.core as mc
+
+    shadowed = recipe.Float8CurrentScaling()
+    for loop_name in range(3):
+        pass
+
+
+    def uses(recipe, *args, fmt=Format.HYBRID, **kw):
+        r = recipe.DelayedScaling(fp8_format=fmt)
+        with te.fp8_autocast(fp8_recipe=r) as ctx:
+            pass
+        total = [DS() for DS in args]
+        if (walrus := DS()) is not None:
+            pass
+        try:
+            pass
+        except ValueError as DelayedScaling:
+            pass
+        return r, ctx, total, walrus, mc.ModelParallelConfig, star_name
+
+
+    def nested_import():
+        from transformer_engine.common.recipe import Float8BlockScaling as helper
+        import transformer_engine.common.recipe as te
+        return helper(), te.DelayedScaling()
+
+
+    def rebinds_globally():
+        global later
+        later = DS()
+
+
+    def reads_later():
+        return later, loop_name, shadowed, MXFP8BlockScaling()
+
+
+    class Config:
+        recipe = DS(margin=1)
+        fmt = Format.E4M3
+
+        def method(self, te=None):
+            inner = lambda DS: DS.margin
+            return recipe.DelayedScaling(), self.fmt, te, inner, Format.HYBRID
+
+
+    def matching(value):
+        match value:
+            case {"k": Format, **rest}:
+                return Format, rest
+            case [recipe, *others]:
+                return recipe, others
+            case DS(margin=m) as found:
+                return found, m
+
+
+    def closures():
+        fmt = Format.HYBRID
+
+        def inner():
+            nonlocal fmt
+            fmt = DS()
+            return fmt
+
+        return inner
+
+
+    r = DS()
+    r.margin = 2
+    """
+)
+
+
+def _names(module: cst.Module) -> list[cst.CSTNode]:
+    out: list[cst.CSTNode] = []
+    stack: list[cst.CSTNode] = [module]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (cst.Name, cst.Attribute)):
+            out.append(node)
+        stack.extend(children(node))
+    return out
+
+
+@pytest.mark.parametrize("relevant", [None, py.re.compile("DelayedScaling|autocast")])
+def test_every_name_gets_the_whole_module_answer(relevant: object) -> None:
+    def check() -> int:
+        doc = py.parse(SourceFile("recipe.py", BINDINGS), relevant)  # type: ignore[arg-type]
+        whole = MetadataWrapper(doc.module, unsafe_skip_copy=True).resolve(ScopeProvider)
+        narrowed = 0
+        for node in _names(doc.module):
+            scope = whole.get(node)
+            if scope is None:
+                continue
+            if doc._narrow_scope(node) is not None:
+                narrowed += 1
+            want = sorted(
+                q.name
+                for q in scope.get_qualified_names_for(node)
+                if q.source is QualifiedNameSource.IMPORT
+            )
+            assert list(doc.imported_names(node)) == want, doc.module.code_for_node(node)
+            if isinstance(node, cst.Name):
+                declared = doc.facts.declared_only
+                expected = [
+                    id(a.node)
+                    for a in sorted(scope[node.value], key=lambda a: getattr(a, "_index", 0))
+                    if hasattr(a, "node") and id(a.node) not in declared
+                ]
+                got = [id(a.node) for a in doc.assignments(node)]
+                assert got == expected, node.value
+        return narrowed
+
+    narrowed = py.deep(check)
+    assert narrowed > 50  # most questions were answered by the narrower analyses
+
+
+def test_names_bound_at_module_level_or_declared_global_use_the_module_analysis() -> None:
+    doc = py.deep(lambda: py.parse(SourceFile("recipe.py", BINDINGS)))
+    facts = doc.facts
+    assert {"shadowed", "loop_name", "MXFP8BlockScaling", "r", "Config"} <= facts.module_bound
+    assert "later" in facts.declared_global
+    assert {"te", "recipe", "DS", "Format", "helper", "mc"} <= facts.module_imported
+    assert "fmt" not in facts.module_bound and "fmt" in facts.bound  # a body's own name
