@@ -7,8 +7,11 @@ issue comments of the sticky summary.  Modes: `fork` (403 on every write), `rate
 (the first request gets a secondary-rate-limit 403), `user_forbidden` (`GET /user` answers
 403, as for the Actions app's GITHUB_TOKEN).  For the security tests it can also redirect
 (`redirects`), pad its error messages (`error_message`) and serve malformed files entries
-(`raw_files`); `Recorder` is a second server, another origin, that notes what reaches it.
-Every request is recorded.
+(`raw_files`).  For the resilience tests, `fail` answers a call with an error status every
+time, `flaky` answers its first tries with the given statuses and headers (a 500, a
+secondary rate limit) and then as usual, and `drop` closes the connection without an
+answer (a network error).  `Recorder` is a second server, another origin, that notes what
+reaches it.  Every request is recorded.
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 Answer = tuple[int, dict[str, str], Any]
+DROP = 0  # the status of an answer that is never sent
 
 
 @dataclass
@@ -65,6 +69,9 @@ def serve(
             length = int(self.headers.get("Content-Length") or 0)
             raw = self.rfile.read(length) if length else b""
             status, headers, body = handle(self.command, self.path, dict(self.headers.items()), raw)
+            if status == DROP:  # no answer at all: the client sees the connection close
+                self.close_connection = True
+                return
             data = b"" if body is None else json.dumps(body).encode()
             self.send_response(status)
             for k, v in headers.items():
@@ -155,6 +162,9 @@ class FakeGitHub:
     reviews: list[dict[str, Any]] = field(default_factory=list)
     requests: list[Request] = field(default_factory=list)
     fail: dict[tuple[str, str], int] = field(default_factory=dict)  # (method, path) -> status
+    # (method, path) -> the (status, headers) of its first answers, used up one per request
+    flaky: dict[tuple[str, str], list[tuple[int, dict[str, str]]]] = field(default_factory=dict)
+    drop: set[tuple[str, str]] = field(default_factory=set)
     _next_id: int = 1000
     _rate_limited: bool = False
     _lock: threading.Lock = field(default_factory=threading.Lock)
@@ -247,6 +257,16 @@ class FakeGitHub:
                 {"Retry-After": "1", "x-ratelimit-remaining": "0"},
                 {"message": "You have exceeded a secondary rate limit."},
             )
+        if self.flaky.get((method, path)):
+            status, answer_headers = self.flaky[(method, path)].pop(0)
+            message = self.error_message
+            if status in (403, 429):
+                message = "You have exceeded a secondary rate limit."
+            if self.echo_auth_in_errors:
+                message += f" (got {auth!r})"
+            return status, answer_headers, {"message": message}
+        if (method, path) in self.drop:
+            return DROP, {}, None
         if (method, path) in self.fail:
             status = self.fail[(method, path)]
             message = self.error_message

@@ -20,24 +20,29 @@ def _gh_property(text: str) -> str:
     return _gh_data(text).replace(":", "%3A").replace(",", "%2C")
 
 
+def annotation(d: Diagnostic) -> str:
+    """One `::error|warning|notice` workflow command, titled `fp8lint (CODE)` as ruff titles
+    its own `ruff (CODE)`; `fp8lint review` prints the same lines when it cannot comment.
+    `col` and `endColumn` are sent only for a one-line span, as GitHub requires."""
+    props = [("file", posix_path(d.path)), ("line", str(d.line))]
+    if d.end_line == d.line:
+        props.append(("col", str(d.column)))
+    props.append(("endLine", str(d.end_line)))
+    if d.end_line == d.line:
+        props.append(("endColumn", str(d.end_column)))
+    props.append(("title", f"fp8lint ({d.code})"))
+    rendered = ",".join(f"{k}={_gh_property(v)}" for k, v in props)
+    return f"::{_GITHUB_COMMAND[d.severity]} {rendered}::{_gh_data(d.message)}"
+
+
 def render(report: Report) -> str:
-    """`::error|warning|notice` annotations, folded into one `::group::` per file.  `col` and
-    `endColumn` are sent only for a one-line span, as GitHub requires."""
+    """The annotations, folded into one `::group::` per file."""
     by_path: dict[str, list[Diagnostic]] = {}
     for d in report.diagnostics:
         by_path.setdefault(posix_path(d.path), []).append(d)
     lines: list[str] = []
     for path, diags in by_path.items():
         lines.append(f"::group::{_gh_data(path)}")
-        for d in diags:
-            props = [("file", path), ("line", str(d.line))]
-            if d.end_line == d.line:
-                props.append(("col", str(d.column)))
-            props.append(("endLine", str(d.end_line)))
-            if d.end_line == d.line:
-                props.append(("endColumn", str(d.end_column)))
-            props.append(("title", f"fp8lint ({d.code})"))
-            rendered = ",".join(f"{k}={_gh_property(v)}" for k, v in props)
-            lines.append(f"::{_GITHUB_COMMAND[d.severity]} {rendered}::{_gh_data(d.message)}")
+        lines += [annotation(d) for d in diags]
         lines.append("::endgroup::")
     return "".join(line + "\n" for line in lines)

@@ -1,7 +1,13 @@
 """A small GitHub REST client for `fp8lint review` (standard library only).
 
 JSON in and out, bearer token, the API version header, pagination by the `Link` header,
-retries on rate limits (403/429 with `Retry-After` or `x-ratelimit-remaining: 0`).  The
+bounded retries: on rate limits (403/429 with `Retry-After`, or `x-ratelimit-remaining: 0`
+with `x-ratelimit-reset`), waiting as told, and on server errors (5xx), with exponential
+backoff (1, 2, 4 s; a `Retry-After` wins), at most MAX_RETRIES times and MAX_TOTAL_WAIT_S in
+all.  Like octokit's retry plugin (`defaultRetryState` in octokit/plugin-retry.js
+src/index.ts, commit 0af7f574: 3 retries, every method, not on 400/401/403/404/410/422/451),
+writes are retried too: should a write have gone through before its 5xx, the retry can
+repeat it once, and the next run's fingerprints keep that from growing.  The
 token goes only to the API root's origin: the root must be https (http only to a loopback
 host), and pagination links and redirects that lead elsewhere are refused, not followed.
 The token is never part of an exception message: every text that leaves the client goes
@@ -24,8 +30,10 @@ from typing import Any
 from fp8lint import __version__
 
 API_VERSION = "2022-11-28"
-MAX_RETRIES = 3
-MAX_WAIT_S = 120.0  # the longest single wait for a rate limit to lift
+MAX_RETRIES = 3  # retries after the first try
+MAX_WAIT_S = 120.0  # the longest single wait; a rate limit that lifts later is not waited for
+MAX_TOTAL_WAIT_S = 180.0  # the most time one request spends waiting, all retries together
+BACKOFF_S = 1.0  # the first wait after a server error; doubled at each retry
 MAX_REDIRECTS = 5
 FOLLOWED = (301, 302, 307, 308)  # repeated as they were (GitHub's advice); same origin only
 REASON_LIMIT = 300  # characters of an error's reason, counted after redaction
@@ -35,16 +43,26 @@ _PRINTABLE = re.compile(r"[!-~]+")  # printable ASCII, no space: what a header m
 
 
 class GitHubError(Exception):
-    """A request that failed: HTTP status (0 for a network error), method, path, reason."""
+    """A request that failed: HTTP status (0 for a network error), method, path, reason.
+
+    `from_server`: the reason is the server's own text (its `message`), which a log line
+    should not repeat; otherwise it is the client's or the operating system's."""
 
     def __init__(
-        self, status: int, method: str, path: str, reason: str, rate_limited: bool = False
+        self,
+        status: int,
+        method: str,
+        path: str,
+        reason: str,
+        rate_limited: bool = False,
+        from_server: bool = False,
     ) -> None:
         self.status = status
         self.method = method
         self.path = path
         self.reason = reason
         self.rate_limited = rate_limited
+        self.from_server = from_server
         where = f"{method} {path}"
         super().__init__(f"{where}: HTTP {status}: {reason}" if status else f"{where}: {reason}")
 
@@ -135,6 +153,7 @@ class GitHubClient:
         clock: Callable[[], float] = time.time,
         timeout: float = 30.0,
         max_retries: int = MAX_RETRIES,
+        max_total_wait: float = MAX_TOTAL_WAIT_S,
     ) -> None:
         problem = api_url_problem(api_url)
         if problem is not None:
@@ -149,6 +168,7 @@ class GitHubClient:
         self._clock = clock
         self.timeout = timeout
         self.max_retries = max_retries
+        self.max_total_wait = max_total_wait
 
     def __repr__(self) -> str:  # never show the token
         return f"GitHubClient({self.api_url!r})"
@@ -235,6 +255,7 @@ class GitHubClient:
         if self._token:
             headers["Authorization"] = f"Bearer {self._token}"
         attempt = redirects = 0
+        waited = 0.0
         while True:
             req = urllib.request.Request(url, data=data, headers=headers, method=method)
             try:
@@ -248,11 +269,19 @@ class GitHubClient:
                     url = self._redirect(method, path, url, exc.code, answer_headers, redirects)
                     redirects += 1
                     continue
-                wait = self._rate_limit_wait(exc.code, answer_headers, raw)
-                if wait is None and method == "GET" and exc.code in (502, 503, 504):
-                    wait = float(2**attempt)
-                if wait is not None and attempt < self.max_retries:
+                limit = self._rate_limit_wait(exc.code, answer_headers, raw)
+                if limit is None:
+                    wait = _server_error_wait(exc.code, attempt, answer_headers)
+                else:
+                    wait = limit
+                if (
+                    wait is not None
+                    and attempt < self.max_retries
+                    and wait <= MAX_WAIT_S
+                    and waited + wait <= self.max_total_wait
+                ):
                     attempt += 1
+                    waited += wait
                     self._sleep(wait)
                     continue
                 raise GitHubError(
@@ -260,7 +289,8 @@ class GitHubClient:
                     method,
                     path,
                     self._clip(_reason(raw, exc.reason)),
-                    rate_limited=wait is not None and exc.code in (403, 429),
+                    rate_limited=limit is not None,
+                    from_server=True,
                 ) from None
             except (urllib.error.URLError, TimeoutError, OSError, http.client.HTTPException) as exc:
                 reason = getattr(exc, "reason", None) or exc
@@ -301,25 +331,43 @@ class GitHubClient:
         return self.redact(text[: 16 * REASON_LIMIT])[:REASON_LIMIT]
 
     def _rate_limit_wait(self, status: int, headers: Mapping[str, str], raw: bytes) -> float | None:
-        """Seconds to wait before retrying, or None when this is no rate limit."""
+        """Seconds until a rate limit lifts (uncapped: the caller does not wait past
+        MAX_WAIT_S), or None when this is no rate limit."""
         if status not in (403, 429):
             return None
         lower = {k.lower(): v for k, v in headers.items()}
-        retry_after = lower.get("retry-after")
+        retry_after = _retry_after(lower)
         if retry_after is not None:
-            try:
-                return min(max(float(retry_after), 0.0), MAX_WAIT_S)
-            except ValueError:
-                return 60.0
+            return retry_after
         if lower.get("x-ratelimit-remaining") == "0":
             try:
                 reset = float(lower.get("x-ratelimit-reset", ""))
             except ValueError:
                 return 60.0
-            return min(max(reset - self._clock(), 1.0), MAX_WAIT_S)
+            return max(reset - self._clock(), 1.0)
         if status == 429 or b"rate limit" in raw.lower():
             return 60.0  # GitHub: without a hint, wait at least a minute
         return None
+
+
+def _retry_after(lower: Mapping[str, str]) -> float | None:
+    """`Retry-After` in seconds (60 for a date or junk: GitHub's advice without a hint)."""
+    value = lower.get("retry-after")
+    if value is None:
+        return None
+    try:
+        return max(float(value), 0.0)
+    except ValueError:
+        return 60.0
+
+
+def _server_error_wait(status: int, attempt: int, headers: Mapping[str, str]) -> float | None:
+    """The wait before retrying a server error (5xx but 501, which a retry cannot fix): its
+    `Retry-After` (a 503 may carry one), else BACKOFF_S doubled at each retry."""
+    if status < 500 or status == 501 or status > 599:
+        return None
+    retry_after = _retry_after({k.lower(): v for k, v in headers.items()})
+    return retry_after if retry_after is not None else BACKOFF_S * 2**attempt
 
 
 def _origin(url: str) -> tuple[str, str]:

@@ -10,9 +10,15 @@ The flow follows reviewdog's `github-pr-review` reporter:
 4. delete the bot's comments whose finding is gone, or reply "resolved" when people replied;
 5. keep one sticky summary comment (all findings, those outside the diff, how to suppress).
 
-A 403 or 404 on a write (a fork's read-only token) is not an error: the summary and
-workflow-command annotations go to standard output instead, and the exit code is what the
-findings make it.  The token is never printed.
+Once the changed files are linted, no API failure loses the findings or sets the exit code
+(that follows `--fail-on`).  A 403 or 404 on a write (a fork's read-only token) stops the
+writes; another failure (a 422, a 5xx left after the client's retries, a network error)
+skips that write and goes on: when the review is refused, the summary comment lists its
+findings.  When the summary cannot be posted, it and workflow-command annotations go to
+standard output; after any failure the summary goes to `$GITHUB_STEP_SUMMARY` too.  One
+line on standard error names the failed calls and their status, never the server's answer
+(it may echo what it was sent) nor the token.  Only a failure before the findings are
+known (the pull request's files cannot be read) exits 2.
 
 This module holds the command (arguments, inputs, the run); the HTTP client and the
 content of the review are in `fp8lint.review.client` and `fp8lint.review.plan`, imported only
@@ -33,7 +39,7 @@ from fp8lint.settings import FAIL_LEVELS
 
 if TYPE_CHECKING:  # imported when a review runs: `build_parser` imports this module
     from fp8lint.diagnostics import Diagnostic
-    from fp8lint.review.client import GitHubClient
+    from fp8lint.review.client import GitHubClient, GitHubError
     from fp8lint.review.plan import Plan
 
 DEFAULT_API_URL = "https://api.github.com"
@@ -269,9 +275,19 @@ def _review(
         for f in files
     }
     diags, texts = lint_changed(changed)
-    login = bot_login(client, args.bot_login, target.token is not None)
-    review_comments = _objects(client.paginate(f"{base}/pulls/{pr}/comments"))
-    issue_comments = _objects(client.paginate(f"{base}/issues/{pr}/comments"))
+    status = _exit_status(diags, args)
+    try:
+        login = bot_login(client, args.bot_login, target.token is not None)
+        review_comments = _objects(client.paginate(f"{base}/pulls/{pr}/comments"))
+        issue_comments = _objects(client.paginate(f"{base}/issues/{pr}/comments"))
+    except GitHubError as exc:
+        # what is posted already is unknown: writing now could repeat it, so nothing is written
+        plan = planning.make_plan(
+            diags, lines_by_path, texts, [], [], ACTIONS_BOT, sha, args.max_comments
+        )
+        _failed(client, [exc], posted=False)
+        _fallback(plan, sha, diags, args.annotations, env, out, posted=False)
+        return status
     plan = planning.make_plan(
         diags,
         lines_by_path,
@@ -282,8 +298,7 @@ def _review(
         sha,
         args.max_comments,
     )
-    status = _exit_status(diags, args)
-    writes = _writes(plan, base, pr)
+    writes = _writes(plan, base, pr) + _summary_write(plan, base, pr)
     if args.dry_run:
         for method, path, body in writes:
             print(f"would {method} {path}", file=out)
@@ -292,19 +307,33 @@ def _review(
         if not writes:
             print("nothing to post", file=out)
         return status
-    for method, path, body in writes:
+    failures: list[GitHubError] = []
+    summary_posted = plan.summary_body is None  # None: the sticky one is up to date
+    for method, path, body in _writes(plan, base, pr):
         try:
             client.request(method, path, body)
         except GitHubError as exc:
-            if not exc.forbidden:
-                raise
-            print(
-                f"fp8lint: cannot write to the pull request ({exc.method} {exc.path}: "
-                f"HTTP {exc.status}); printing the findings instead",
-                file=sys.stderr,
-            )
-            _fallback(plan, sha, diags, args.annotations, env, out)
-            return status
+            if method == "DELETE" and exc.status == 404:
+                continue  # someone deleted it already
+            failures.append(exc)
+            if exc.forbidden:
+                break  # a read-only token: every other write is refused too
+            if path.endswith("/reviews"):
+                planning.without_review(plan, sha)  # the summary lists them instead
+    if not any(exc.forbidden for exc in failures):
+        for method, path, body in _summary_write(plan, base, pr):
+            try:
+                client.request(method, path, body)
+                summary_posted = True
+            except GitHubError as exc:
+                failures.append(exc)
+                summary_posted = False
+    else:
+        summary_posted = False
+    if failures:
+        _failed(client, failures, posted=summary_posted)
+        _fallback(plan, sha, diags, args.annotations, env, out, posted=summary_posted)
+        return status
     n, new = len(diags), len(plan.new_comments)
     print(
         f"fp8lint review: {n} finding{'s' if n != 1 else ''}, "
@@ -328,6 +357,11 @@ def _writes(plan: Plan, base: str, pr: int) -> list[tuple[str, str, Any]]:
         writes.append(("DELETE", f"{base}/pulls/comments/{cid}", None))
     for cid, body in plan.replies:
         writes.append(("POST", f"{base}/pulls/{pr}/comments/{cid}/replies", {"body": body}))
+    return writes
+
+
+def _summary_write(plan: Plan, base: str, pr: int) -> list[tuple[str, str, Any]]:
+    writes: list[tuple[str, str, Any]] = []
     if plan.summary_body is not None:
         if plan.summary_id is None:
             writes.append(("POST", f"{base}/issues/{pr}/comments", {"body": plan.summary_body}))
@@ -338,6 +372,27 @@ def _writes(plan: Plan, base: str, pr: int) -> list[tuple[str, str, Any]]:
     return writes
 
 
+def _failed(client: GitHubClient, failures: Sequence[GitHubError], *, posted: bool) -> None:
+    """One line on standard error: which calls failed, how, and where the findings are."""
+    calls = "; ".join(_failure(client, exc) for exc in failures)
+    if all(exc.forbidden for exc in failures):
+        head = f"fp8lint: cannot write to the pull request ({calls})"
+    else:
+        head = f"fp8lint: GitHub API failed ({calls})"
+    where = "the findings are in the summary comment" if posted else "printing the findings instead"
+    print(f"{head}; {where}", file=sys.stderr)
+
+
+def _failure(client: GitHubClient, exc: GitHubError) -> str:
+    """`METHOD path: HTTP status`; the reason only when it is not the server's own text."""
+    what = f"{exc.method} {exc.path}"
+    if exc.status:
+        what += f": HTTP {exc.status}" + (", rate limited" if exc.rate_limited else "")
+    if not exc.from_server:
+        what += f": {client.redact(exc.reason)}"
+    return what
+
+
 def _fallback(
     plan: Plan,
     sha: str,
@@ -345,15 +400,19 @@ def _fallback(
     annotations: bool,
     env: Mapping[str, str],
     out: TextIO,
+    *,
+    posted: bool,
 ) -> None:
-    """No write access: the summary and annotations go to the log (and the step summary)."""
+    """A write failed: unless the summary comment got posted, it and the annotations go to
+    the log; the step summary gets it in any case."""
     from fp8lint.review.plan import annotation, summary_body
 
     body = plan.summary_body or summary_body(plan, sha)
-    out.write(body)
-    if annotations:
-        for d in diags:
-            print(annotation(d), file=out)
+    if not posted:
+        out.write(body)
+        if annotations:
+            for d in diags:
+                print(annotation(d), file=out)
     step_summary = env.get("GITHUB_STEP_SUMMARY")
     if step_summary:
         try:

@@ -13,6 +13,7 @@ import re
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from itertools import pairwise
 from typing import Any
 
 from fp8lint.diagnostics import Applicability, Diagnostic, Severity, TextEdit, fingerprint
@@ -83,17 +84,23 @@ def suggestion(d: Diagnostic, text: str, first: int, last: int) -> str | None:
     fix = d.fix
     if fix is None or fix.applicability not in APPLIED or not fix.edits:
         return None
+    return suggest_edits(fix.edits, text, first, last)
+
+
+def suggest_edits(edits: Sequence[TextEdit], text: str, first: int, last: int) -> str | None:
+    """Lines `first`..`last` of `text` with `edits` made, or None when an edit lies outside
+    them or nothing changes."""
     starts = _line_starts(text)
     if first < 1 or last > len(starts) or first > last:
         return None
     lo = starts[first - 1]
     hi = starts[last] if last < len(starts) else len(text)
-    if any(e.start < lo or e.end > hi or e.start > e.end for e in fix.edits):
+    if any(e.start < lo or e.end > hi or e.start > e.end for e in edits):
         return None
     from fp8lint.fixes import apply_edits
 
     segment = text[lo:hi]
-    fixed = apply_edits(segment, [_shift(e, -lo) for e in fix.edits])
+    fixed = apply_edits(segment, [_shift(e, -lo) for e in edits])
     if fixed == segment:
         return None
     if fixed.endswith("\r\n"):
@@ -148,16 +155,28 @@ def _edit_last_line(e: TextEdit) -> int:
     return max(e.end_line, e.line)
 
 
-def comment_body(d: Diagnostic, fp: str, suggested: str | None) -> str:
+def comment_body(
+    d: Diagnostic,
+    fp: str,
+    suggested: str | None,
+    also: Sequence[Diagnostic] = (),
+    remark: str | None = None,
+) -> str:
+    """A comment's text; `also`: findings whose fixes the suggestion makes too, `remark`: a
+    line on how this comment relates to another one on its line."""
     parts = [f"**{d.code}** ({d.name}) [{d.severity.value}]: {_safe(d.message)}"]
     if d.note:
         parts.append(f"Note: {_safe(d.note)}")
     if d.fix is not None:
         if suggested is not None:
             label = "Suggested fix"
-            if d.fix.applicability is Applicability.UNSAFE:
+            fixes = [x.fix for x in (d, *also) if x.fix is not None]
+            if any(f.applicability is Applicability.UNSAFE for f in fixes):
                 label += " (it changes the training run: commit it only if you mean to)"
-            parts.append(f"{label}: {_safe(d.fix.message)}")
+            message = _safe(d.fix.message) + "".join(
+                f"; and for {x.code}: {_safe(x.fix.message)}" for x in also if x.fix is not None
+            )
+            parts.append(f"{label}: {message}")
             fence = "`" * max(3, _longest_backtick_run(suggested) + 1)
             parts.append(
                 f"{fence}suggestion\n{suggested}\n{fence}"
@@ -170,6 +189,8 @@ def comment_body(d: Diagnostic, fp: str, suggested: str | None) -> str:
             parts.append(f"Possible fix (unsafe, `--fix --unsafe-fixes`): {_safe(d.fix.message)}")
         else:
             parts.append(f"Hint: {_safe(d.fix.message)}")
+    if remark:
+        parts.append(remark)
     parts.append(f"<!-- fp8lint:fp={fp} -->")
     return "\n\n".join(parts)
 
@@ -199,6 +220,7 @@ class Plan:
     new_comments: list[tuple[Finding, dict[str, Any]]] = field(default_factory=list)
     already: list[Finding] = field(default_factory=list)  # commented on by an earlier run
     overflow: list[Finding] = field(default_factory=list)  # past --max-comments
+    unposted: list[Finding] = field(default_factory=list)  # GitHub refused the review
     outside: list[Finding] = field(default_factory=list)
     deletes: list[int] = field(default_factory=list)
     replies: list[tuple[int, str]] = field(default_factory=list)
@@ -241,6 +263,7 @@ def make_plan(
         _id(c.get("in_reply_to_id")) for c in ours if RESOLVED_MARKER in str(c.get("body") or "")
     } - {None}
     posted: set[str] = set()
+    suggesting: list[_Suggesting] = []  # this run's comments with a suggestion
     for c in ours:
         if c.get("in_reply_to_id"):
             continue
@@ -277,9 +300,18 @@ def make_plan(
             text = texts.get(d.path)
             suggested = suggestion(d, text, first, last) if text is not None else None
             comment: dict[str, Any] = {"path": d.path}
-            if last > first:
-                comment.update(start_line=first, start_side="RIGHT")
-            comment.update(line=last, side="RIGHT", body=comment_body(d, f.fp, suggested))
+            _place(comment, first, last)
+            body = comment_body(d, f.fp, suggested)
+            if suggested is not None and text is not None:
+                earlier = next((s for s in suggesting if s.overlaps(d.path, first, last)), None)
+                if earlier is not None:
+                    hunks = lines_by_path.get(d.path, {})
+                    body = earlier.take(f, first, last, text, hunks) or comment_body(
+                        d, f.fp, None, remark=_conflict(earlier.codes[0])
+                    )
+                else:
+                    suggesting.append(_Suggesting(f, comment, first, last))
+            comment.update(body=body)
             plan.new_comments.append((f, comment))
 
     if plan.new_comments:
@@ -311,6 +343,81 @@ def make_plan(
         if not sticky or str(sticky[0].get("body") or "") != body:
             plan.summary_body = body
     return plan
+
+
+def _place(comment: dict[str, Any], first: int, last: int) -> None:
+    comment.pop("start_line", None)
+    comment.pop("start_side", None)
+    if last > first:
+        comment.update(start_line=first, start_side="RIGHT")
+    comment.update(line=last, side="RIGHT")
+
+
+def _conflict(code: str) -> str:
+    return (
+        f"Its fix overlaps the suggestion of the {code} comment on this line, so it is not "
+        "suggested here: apply that one first, then run fp8lint again."
+    )
+
+
+def merged_edits(edits: Sequence[TextEdit]) -> list[TextEdit] | None:
+    """The edits of several fixes as one set (repeats once), or None when two of them
+    overlap or insert different text at one place: they conflict."""
+    unique = sorted(set(edits), key=lambda e: (e.start, e.end, e.content))
+    for a, b in pairwise(unique):
+        if b.start < a.end or (a.start == a.end == b.start == b.end):
+            return None
+    return unique
+
+
+@dataclass
+class _Suggesting:
+    """A new comment with a suggestion, and the findings whose fixes it makes."""
+
+    finding: Finding
+    comment: dict[str, Any]
+    first: int
+    last: int
+    others: list[Diagnostic] = field(default_factory=list)
+
+    @property
+    def codes(self) -> list[str]:
+        return [self.finding.diagnostic.code] + [d.code for d in self.others]
+
+    def overlaps(self, path: str, first: int, last: int) -> bool:
+        return self.finding.diagnostic.path == path and first <= self.last and self.first <= last
+
+    def take(
+        self, f: Finding, first: int, last: int, text: str, hunks: Mapping[int, int]
+    ) -> str | None:
+        """Fold `f`'s fix into this suggestion; `f`'s own comment's body, or None when the
+        fixes conflict (or the lines together leave one hunk)."""
+        diags = [self.finding.diagnostic, *self.others, f.diagnostic]
+        edits = merged_edits([e for d in diags if d.fix is not None for e in d.fix.edits])
+        lo, hi = min(self.first, first), max(self.last, last)
+        in_hunks = {hunks.get(n) for n in range(lo, hi + 1)}
+        if edits is None or hi - lo > 20 or len(in_hunks) != 1 or None in in_hunks:
+            return None
+        merged = suggest_edits(edits, text, lo, hi)
+        if merged is None:
+            return None
+        self.others.append(f.diagnostic)
+        self.first, self.last = lo, hi
+        _place(self.comment, lo, hi)
+        self.comment["body"] = comment_body(
+            self.finding.diagnostic, self.finding.fp, merged, also=self.others
+        )
+        d = f.diagnostic
+        remark = f"Its fix is part of the suggestion of the {self.codes[0]} comment on this line."
+        return comment_body(d, f.fp, None, remark=remark)
+
+
+def without_review(plan: Plan, sha: str) -> None:
+    """GitHub refused the review: its findings go to the summary, which is then rewritten."""
+    plan.unposted = [f for f, _ in plan.new_comments]
+    plan.new_comments = []
+    plan.review = None
+    plan.summary_body = summary_body(plan, sha)
 
 
 def _s(n: int) -> str:
@@ -353,6 +460,11 @@ def summary_body(plan: Plan, sha: str) -> str:
         out.append(
             "### Outside the diff\n\nThese are on lines this pull request does not change, "
             "so they cannot be review comments:\n\n" + _list(plan.outside, LIST_LIMIT)
+        )
+    if plan.unposted:
+        out.append(
+            "### Not posted inline\n\nGitHub did not accept the review comments, so they are "
+            "listed here:\n\n" + _list(plan.unposted, LIST_LIMIT)
         )
     if plan.overflow:
         out.append(
@@ -403,21 +515,9 @@ def _short(message: str, limit: int = 200) -> str:
 # --------------------------------------------------------------------------- annotations
 
 
-def escape_data(text: str) -> str:
-    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
-
-
-def escape_property(text: str) -> str:
-    return escape_data(text).replace(":", "%3A").replace(",", "%2C")
-
-
 def annotation(d: Diagnostic) -> str:
-    """A GitHub workflow command (`::warning file=...,line=...::message`)."""
-    level = {"error": "error", "warning": "warning", "info": "notice"}[d.severity.value]
-    props = [f"file={escape_property(d.path)}", f"line={d.line}"]
-    if d.end_line > d.line:
-        props.append(f"endLine={d.end_line}")
-    else:
-        props += [f"col={d.column}", f"endColumn={max(d.end_column, d.column)}"]
-    props.append(f"title={escape_property(f'{d.code} ({d.name})')}")
-    return f"::{level} {','.join(props)}::{escape_data(d.message)}"
+    """A GitHub workflow command (`::warning file=...,title=fp8lint (FP8101)::message`): the
+    very line `fp8lint check --output-format github` prints for the finding."""
+    from fp8lint.report.github import annotation as github_annotation
+
+    return github_annotation(d)
