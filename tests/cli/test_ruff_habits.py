@@ -248,6 +248,18 @@ def test_inline_config(here: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert "FP8106" in out and "FP8101" not in out  # the file's ignore stays
 
 
+def test_inline_cache_false_writes_no_cache(
+    here: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("FP8LINT_NO_CACHE")
+    (here / "a.yaml").write_text(RISKY)
+    (here / "fp8lint.toml").write_text("extend-select = ['FP8106']\n")  # a file to remember
+    code, _, _ = cli(capsys, "check", "a.yaml", "--config", "cache = false")
+    assert code == 1 and not (here / ".fp8lint_cache").exists()
+    code, _, _ = cli(capsys, "check", "a.yaml")
+    assert code == 1 and (here / ".fp8lint_cache").is_dir()  # the control
+
+
 @pytest.mark.parametrize(
     ("setting", "message"),
     [

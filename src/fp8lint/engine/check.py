@@ -85,17 +85,18 @@ def configurations(request: CheckRequest) -> Resolver:
     """The configuration files the request's paths use (`--config` forces one)."""
     from fp8lint.engine.config import Resolver
 
-    overlay = None
+    overlay, remember = None, cache_enabled(request, None)
     if request.config_settings:
         from fp8lint.engine.config_inline import overlay_of
 
-        overlay = overlay_of(request.config_settings)
+        overlay, cache = overlay_of(request.config_settings)
+        remember = remember and cache is not False  # `--config 'cache = false'`
     return Resolver(
         request.config,
         overlay=overlay,
         # `--no-cache` needs no cache module (nor the `json` it imports): it is a pre-commit
         # call's start-up cost
-        remember=cache_enabled(request, None),
+        remember=remember,
         cache_dir=request.cache_dir or os.environ.get("FP8LINT_CACHE_DIR"),
     )
 

@@ -56,10 +56,13 @@ def parse(settings: Sequence[str]) -> Config | None:
     return cfg
 
 
-def overlay_of(settings: Sequence[str]) -> Callable[[Config], Config] | None:
-    """What lays the parsed `settings` over a configuration (`Resolver(overlay=...)`)."""
+def overlay_of(settings: Sequence[str]) -> tuple[Callable[[Config], Config] | None, bool | None]:
+    """What lays the parsed `settings` over a configuration (`Resolver(overlay=...)`), and
+    their `cache` (False: the configuration memo is not kept either)."""
     parsed = parse(settings)
-    return None if parsed is None else functools.partial(overlay, settings=parsed)
+    if parsed is None:
+        return None, None
+    return functools.partial(overlay, settings=parsed), parsed.cache
 
 
 def overlay(base: Config, settings: Config) -> Config:
