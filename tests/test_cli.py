@@ -407,8 +407,10 @@ def test_stdin_with_a_file_name(tmp_path: Path) -> None:
     assert r.returncode == 0 and "FP8101" not in r.stdout
     r = run("-", "--stdin-filename", "notes.txt", text=RISKY)
     assert r.returncode == 0 and f"warning: notes.txt: {NOT_READ}" in r.stderr
-    r = run("-", text=RISKY)
-    assert r.returncode == 2 and "--stdin-filename" in r.stderr
+    r = run("-", text=RISKY)  # no name: the kind is guessed from the text, `-` is its name
+    assert r.returncode == 1 and r.stdout.startswith("-:3:17: FP8101 [warning]")
+    r = run("-", text="just some words\n")
+    assert r.returncode == 0 and "-: not checked" in r.stderr and "--stdin-filename" in r.stderr
     r = run("a.yaml", "--stdin-filename", "x.yaml", text="")
     assert r.returncode == 2
 
@@ -438,16 +440,20 @@ def test_repeated_selection_flags_accumulate(tmp_path: Path) -> None:
     assert not {"FP8105", "FP8206", "FP8101"} & set(codes_of(r.stdout))
 
 
-def test_unsafe_fixes_alone_does_not_change_the_hint(tmp_path: Path) -> None:
-    write(
-        tmp_path,
-        "a.yaml",
-        "MODEL_ARGS:\n  --fp8-format: hybrid\n  --first-last-layers-bf16: true\n",
-    )
+def test_unsafe_fixes_alone_shows_them_as_fixable_as_ruff_does(tmp_path: Path) -> None:
+    """ruff: `--unsafe-fixes` without `--fix` applies nothing but shows the unsafe fixes as
+    available (`[*]`, "N fixable"), and the hint to add `--unsafe-fixes` is not printed."""
+    text = "MODEL_ARGS:\n  --fp8-format: hybrid\n  --first-last-layers-bf16: true\n"
+    write(tmp_path, "a.yaml", text)
     plain = run_cli("check", ".", cwd=tmp_path)
-    widened = run_cli("check", ".", "--unsafe-fixes", cwd=tmp_path)
-    assert plain.stdout == widened.stdout
     assert "(2 more fixable with --fix --unsafe-fixes.)" in plain.stdout.splitlines()
+    assert "[*]" not in plain.stdout
+    widened = run_cli("check", ".", "--unsafe-fixes", cwd=tmp_path)
+    lines = widened.stdout.splitlines()
+    assert "2 fixable with --fix --unsafe-fixes." in lines
+    assert not any("more fixable" in line for line in lines)
+    assert sum(" [*] " in line for line in lines) == 2
+    assert (tmp_path / "a.yaml").read_text() == text  # nothing applied
 
 
 def test_statistics(tmp_path: Path) -> None:
@@ -460,8 +466,16 @@ def test_statistics(tmp_path: Path) -> None:
     lines = r.stdout.splitlines()
     assert "2\tFP8105\tlarge-margin" in lines
     assert "2\tFP8206\te4m3-gradients" in lines  # an info finding's fix is unsafe: no [*]
-    assert r.stdout.count("\n") == len({line.split("\t")[1] for line in lines})
+    rows = [line for line in lines if "\t" in line]
+    assert len(rows) == len({line.split("\t")[1] for line in rows}) == 2
+    # the text form ends with the summary, as ruff's "Found N errors." line
+    assert lines[len(rows) :] == [
+        "Found 4 findings (4 info) in 2 files checked.",
+        "(2 more fixable with --fix --unsafe-fixes.)",
+    ]
     assert run_cli("check", ".", "--statistics", "--fix", cwd=tmp_path).returncode == 2
+    r = run_cli("check", ".", "--statistics", "-q", cwd=tmp_path)
+    assert len(r.stdout.splitlines()) == 2  # --quiet: the rows alone
 
 
 def test_exclusions_and_per_file_ignores_on_the_command_line(tmp_path: Path) -> None:

@@ -96,6 +96,7 @@ def build_parser(command: str | None = None, lean: bool = False) -> argparse.Arg
         description="Static checks for FP8 training configurations (Transformer Engine, "
         "Megatron-LM, NeMo, Accelerate, DeepSpeed/MS-AMP).",
         formatter_class=_Formatter,
+        allow_abbrev=False,  # `--selec` is an error, as in ruff
     )
     parser.lean = lean
     parser.add_argument("--version", action="version", version=f"fp8lint {__version__}")
@@ -103,7 +104,9 @@ def build_parser(command: str | None = None, lean: bool = False) -> argparse.Arg
     for name, (summary, fill) in SUBCOMMANDS.items():
         if lean and command != name:
             continue
-        arguments = sub.add_parser(name, help=summary, formatter_class=_Formatter)
+        arguments = sub.add_parser(
+            name, help=summary, formatter_class=_Formatter, allow_abbrev=False
+        )
         if command is None or command == name:
             arguments.lean = lean
             fill(arguments)
@@ -159,16 +162,20 @@ FILES = (  # what is read, and with which configuration
     ),
     _option(
         "--config",
+        action="append",
         default=None,
-        metavar="FILE",
-        help="use this configuration file for every file (paths relative to the CWD)",
+        metavar="FILE|'KEY = VALUE'",
+        help="use this configuration file for every file (paths relative to the CWD); or, "
+        "as ruff, one setting in TOML (e.g. 'fail-on = \"info\"'), laid over every file's "
+        "configuration (repeatable)",
     ),
     _option(
         "--stdin-filename",
         default=None,
         metavar="NAME",
-        help="with PATH `-`: read the file from standard input and check it as NAME (its "
-        "kind, its settings, NAME in the findings); with --fix the fixed text goes to stdout",
+        help="with PATH `-` (standard input): check it as NAME (its kind, its settings, NAME "
+        "in the findings); without it the kind is guessed from the text; with --fix the "
+        "fixed text goes to stdout",
     ),
     _option(
         "--show-settings",
@@ -262,7 +269,8 @@ FIXING = (
     _option(
         "--unsafe-fixes",
         action="store_true",
-        help="also apply (with --fix/--diff) or offer unsafe fixes",
+        help="also apply unsafe fixes with --fix/--diff; alone, show them as fixable ([*]) "
+        "without applying them (as ruff)",
     ),
     _option(
         "--diff",
@@ -271,6 +279,12 @@ FIXING = (
         "(exit 1 when there is a diff)",
     ),
     _option("--show-fixes", action="store_true", help="list the findings that --fix fixed"),
+    _option(
+        "--add-noqa",
+        action="store_true",
+        help="append `# fp8lint: ignore[CODE]` to every flagged line (merged into an fp8lint "
+        "comment already there; JSON files are skipped), then exit 0",
+    ),
     _option(
         "--exit-non-zero-on-fix",
         action="store_true",
@@ -314,8 +328,7 @@ CHECK_OPTIONS = {
     for group in (FILES, SELECTION, OUTPUT, EXIT, FIXING, CACHE, LIMITS)
     for flags, keywords in group
 }
-# the order `check --help` lists them in, as it always has (argparse's messages about an
-# ambiguous abbreviation list them in this order too)
+# the order `check --help` lists them in, as it always has
 CHECK_ORDER = (
     "paths",
     "select",
@@ -345,6 +358,7 @@ CHECK_ORDER = (
     "diff",
     "show_fixes",
     "exit_non_zero_on_fix",
+    "add_noqa",
     "no_cache",
     "cache_dir",
     "file_timeout",
@@ -387,7 +401,7 @@ def _rule_arguments(rule: argparse.ArgumentParser) -> None:
         "--output-format",
         choices=("text", "json"),
         default="text",
-        help="for the list of rules (no CODE): text or json",
+        help="text, or json: the rule's metadata and page (a list with --all or no CODE)",
     )
 
 

@@ -322,7 +322,7 @@ def test_csv_orders_by_step_and_reads_pass() -> None:
         ("tensor,amax\n", "t.csv:1: the CSV header must name the columns step, tensor and amax"),
         ("step,tensor,amax\n1,a,1\n2,a,big\n", "t.csv:3: amax must be a number, got 'big'"),
         ("step,tensor,amax\n1,a,-1\n", "t.csv: no amax rows (1 skipped: NaN or negative amax)"),
-        ("step,tensor,amax\n1.5,a,1\n", "t.csv:2: step must be an integer"),
+        ("step,tensor,amax\n1.5,a,1\n", "t.csv: no amax rows (1 skipped: non-integer step)"),
         ("step,tensor,amax\n1,a\n", "t.csv:2: expected 3 fields, got 2"),
         ("step,tensor,amax,pass\n1,a,1,up\n", "t.csv:2: pass must be fwd or bwd"),
         ("step,tensor,amax,pass\n1,a,1,fwd\n2,a,1,bwd\n", "t.csv:3: tensor 'a' changes pass"),
@@ -706,6 +706,28 @@ def test_cli_skips_nan_and_negative_amax_rows(
     d = json.loads(out)
     assert d["skipped_rows"] == 2 and d["overall"]["updates"] == 38
     assert d["overall"]["nonfinite_amax"] == 0
+
+
+def test_cli_skips_a_row_whose_step_is_not_an_integer(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 24: one bad step is reported with its line and skipped, like a NaN amax, instead
+    of ending the whole run (exit 2)."""
+    rows = [f"{k},fc1.input:fwd,1.0\n" for k in range(10)]
+    rows[4] = "4.5,fc1.input:fwd,1.0\n"
+    rows[6] = "6,fc1.input:fwd,nan\n"
+    path = tmp_path / "t.csv"
+    path.write_text("step,tensor,amax\n" + "".join(rows))
+    code, out, _ = sim(capsys, str(path))
+    assert code == 0
+    assert "(1 tensor, 8 updates)" in out
+    assert f"Note: {path}:6: step must be an integer, got '4.5': row skipped" in out
+    assert f"Note: {path}:8: amax is NaN: row skipped" in out
+    assert (
+        "Note: skipped 2 row(s) with a NaN or negative amax or a step that is not an integer" in out
+    )
+    code, out, _ = sim(capsys, str(path), "--output-format", "json")
+    assert json.loads(out)["skipped_rows"] == 2
 
 
 def test_plain_reader_numbers_skipped_rows_too() -> None:

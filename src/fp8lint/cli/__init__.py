@@ -68,6 +68,7 @@ CHECK_DEFAULTS: dict[str, Any] = {
     "diff": False,
     "show_fixes": False,
     "exit_non_zero_on_fix": False,
+    "add_noqa": False,
     "statistics": False,
     "no_cache": False,
     "cache_dir": None,
@@ -106,7 +107,10 @@ def quick_check(words: list[str]) -> SimpleNamespace | None:
             value = next(rest, "-")
         if value.startswith("-") or not _allowed(option, value):
             return None
-        values[option[2:].replace("-", "_")] = value
+        if option == "--config":  # repeatable: a file, or inline settings
+            values["config"] = [*(values["config"] or ()), value]
+        else:
+            values[option[2:].replace("-", "_")] = value
     if paths:
         values["paths"] = paths
     return SimpleNamespace(**values)  # the attributes argparse's namespace would have

@@ -32,6 +32,8 @@ def cmd_check(args: argparse.Namespace) -> int:
         return show_files(request, configs)
     project = configs.for_path(request.paths[0] if request.paths else ".")
     result, stream = execute(request, configs)
+    if request.add_noqa:
+        return add_noqa(request, result, configs)
     return finish(request, result, stream, project)
 
 
@@ -48,16 +50,20 @@ def check_request(args: argparse.Namespace) -> CheckRequest:
     for _pattern, codes in rules.per_file_ignores or ():
         _check_selectors(Selection(ignore=codes))
     _check_exclusive(args)
+    config, inline = config_arguments(args.config)
     return CheckRequest(
         paths=tuple(args.paths),
         stdin_filename=args.stdin_filename,
-        config=args.config,
+        config=config,
+        config_settings=inline,
         force_exclude=args.force_exclude,
         path_rules=rules,
         settings=settings,
         fix=fix_mode(args),
+        unsafe_fixes=args.unsafe_fixes,
         show_fixes=args.show_fixes,
         exit_non_zero_on_fix=args.exit_non_zero_on_fix,
+        add_noqa=args.add_noqa,
         cache=not (args.fix or args.diff or args.no_cache),
         cache_dir=args.cache_dir,
         output_format=args.output_format,
@@ -73,6 +79,18 @@ def check_request(args: argparse.Namespace) -> CheckRequest:
         show_settings=args.show_settings,
         show_files=args.show_files,
     )
+
+
+def config_arguments(given: Sequence[str] | None) -> tuple[str | None, tuple[str, ...]]:
+    """`--config` arguments: the one configuration file, and the inline settings."""
+    if not given:
+        return None, ()
+    from fp8lint.engine.config_inline import is_inline
+
+    files = [g for g in given if not is_inline(g)]
+    if len(files) > 1:
+        raise UsageError(f"--config names one configuration file, not {len(files)}")
+    return (files[0] if files else None), tuple(g for g in given if is_inline(g))
 
 
 def run_settings(args: argparse.Namespace) -> RunSettings:
@@ -143,6 +161,12 @@ def fix_mode(args: argparse.Namespace) -> FixMode | None:
 def _check_exclusive(args: argparse.Namespace) -> None:
     if args.statistics and (args.diff or args.fix):
         raise UsageError("--statistics cannot be combined with --fix or --diff")
+    if args.add_noqa and (args.fix or args.diff or args.statistics or args.write_baseline):
+        raise UsageError(
+            "--add-noqa cannot be combined with --fix, --diff, --statistics or --write-baseline"
+        )
+    if args.add_noqa and "-" in args.paths:
+        raise UsageError("--add-noqa writes files: it cannot read standard input")
     if args.exit_zero and args.exit_non_zero_on_fix:
         raise UsageError("--exit-zero and --exit-non-zero-on-fix exclude each other")
 
@@ -175,8 +199,6 @@ def execute(request: CheckRequest, configs: Resolver) -> tuple[RunResult, TextIO
         if "-" in request.paths or request.stdin_filename is not None:
             raise UsageError("--stdin-filename goes with the single PATH `-`")
         return run_request(request, configs)[0], sys.stdout
-    if request.stdin_filename is None:
-        raise UsageError("`-` reads standard input: name its file with --stdin-filename")
     data = sys.stdin.buffer.read(request.settings.max_bytes + 1)
     result, fixed = run_request(request, configs, data)
     if request.fix is None or not request.fix.write:
@@ -212,6 +234,27 @@ def _warn(request: CheckRequest, result: RunResult) -> None:
         print(f"warning: {printable(path)}: {why}", file=sys.stderr)
     if result.files_seen == 0:
         print("warning: no files to check under the given paths", file=sys.stderr)
+
+
+def add_noqa(request: CheckRequest, result: RunResult, configs: Resolver) -> int:
+    """`--add-noqa`: a suppression comment for each finding (after the baseline, when one
+    is given); the files and lines left as they were are listed on stderr.  Exit 0, or 1
+    after Ctrl-C or a failed write."""
+    from fp8lint.engine import noqa
+    from fp8lint.engine.per_file import SettingsCache
+
+    _warn(request, result)
+    if request.baseline:
+        apply_baseline(request.baseline, result)
+    if result.interrupted:
+        return interrupted(result)
+    done = noqa.add_noqa(
+        result.diagnostics, SettingsCache(request.settings, configs, request.path_rules)
+    )
+    for note in done.notes:
+        print(printable(note), file=sys.stderr)
+    print(noqa.summary(done), file=sys.stderr)
+    return 0
 
 
 def write_baseline(path: str, result: RunResult) -> int:
@@ -276,7 +319,14 @@ def render_report(
         rule_url_base=request.rule_url_base or project.rule_url_base,
     )
     if request.statistics:
-        out = statistics(result.diagnostics, summary.unsafe)
+        out = statistics(result.diagnostics, summary.unsafe, request.output_format == "json")
+        if request.output_format != "json":
+            from fp8lint.report.common import summary_lines
+
+            tail = summary_lines(
+                result.diagnostics, result.files_seen, request.quiet, summary.unsafe
+            )
+            out += "".join(f"{line}\n" for line in tail)
     else:
         out = render_output(request.output_format, summary)
     if request.output_file is not None:
@@ -332,14 +382,23 @@ def use_color(choice: str, terminal: bool) -> bool:
     return terminal
 
 
-def statistics(diags: list[Any], unsafe: bool) -> str:
+def statistics(diags: list[Any], unsafe: bool, as_json: bool = False) -> str:
     """`--statistics`: one line per rule, most frequent first (count, code, [*] when
-    `--fix` would fix them, name), as ruff prints it."""
+    `--fix` would fix them, name), as ruff prints it; `as_json`: a JSON list of
+    `{code, name, count, fixable}`, as ruff's `--statistics --output-format json`."""
     from collections import Counter
 
     counts = Counter((d.code, d.name) for d in diags)
     fixable = {(d.code, d.name) for d in diags if d.fix is not None and d.fix.applies(unsafe)}
     rows = sorted(counts.items(), key=lambda item: (-item[1], item[0]))
+    if as_json:
+        import json
+
+        listed = [
+            {"code": code, "name": name, "count": n, "fixable": (code, name) in fixable}
+            for (code, name), n in rows
+        ]
+        return json.dumps(listed, indent=2) + "\n"
     width = max((len(str(n)) for _, n in rows), default=1)
     return "".join(
         f"{n:>{width}}\t{code}\t{'[*] ' if (code, name) in fixable else ''}{name}\n"

@@ -99,14 +99,64 @@ def cmd_show(args: argparse.Namespace) -> int:
     return status
 
 
+def rule_explanation(rule: Any) -> dict[str, Any]:
+    """A rule (or engine code) as `fp8lint rule --output-format json` prints it: the fields of
+    ruff's `ruff rule --output-format json`, with the page as "explanation"."""
+    from fp8lint.rules import rule_page
+
+    fix = rule.fix.value if rule.fix is not None else None
+    return {
+        "code": rule.code,
+        "name": rule.name,
+        "severity": rule.severity.value,
+        "summary": rule.summary,
+        "fix": fix,
+        "default_enabled": rule.default_enabled,
+        "options": [
+            {
+                "name": o.name,
+                "type": getattr(o.type, "__name__", str(o.type)),
+                "default": _plain(o.default),
+                "help": o.help,
+            }
+            for o in getattr(rule, "options", ())
+        ],
+        "explanation": rule_page(rule.code),
+    }
+
+
+def _plain(value: Any) -> Any:
+    """`value` as JSON can hold it (a tuple as a list, anything else as its text)."""
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value
+    if isinstance(value, (list, tuple, frozenset, set)):
+        return [_plain(v) for v in value]
+    return str(value)
+
+
+def _by_code(code: str) -> Any:
+    """The rule class or engine code that `code` (a code or a name) names, else None."""
+    from fp8lint.rules import ENGINE_CODES, rule_by_code
+
+    for e in ENGINE_CODES:
+        if code.upper() == e.code or code.lower() == e.name:
+            return e
+    return rule_by_code(code)
+
+
 def cmd_rule(args: argparse.Namespace) -> int:
-    """A rule's page; `--all` every page; no argument: the list of rules (as `ruff rule`)."""
+    """A rule's page; `--all` every page; no argument: the list of rules (as `ruff rule`).
+    `--output-format json`: the page and the rule's metadata as JSON (a list for `--all`)."""
     import json
 
-    from fp8lint.rules import ENGINE_CODES, page_codes, rule_by_code, rule_page
+    from fp8lint.rules import ENGINE_CODES, page_codes, rule_page
 
+    as_json = args.output_format == "json"
     if args.all:
-        print("\n\n".join(rule_page(code) for code in page_codes()))
+        if as_json:
+            print(json.dumps([rule_explanation(_by_code(c)) for c in page_codes()], indent=2))
+        else:
+            print("\n\n".join(rule_page(code) for code in page_codes()))
         return 0
     if not args.code:
         metas = rule_metadata()
@@ -114,7 +164,7 @@ def cmd_rule(args: argparse.Namespace) -> int:
         from fp8lint.rules import all_rules
 
         defaults.update({r.code: r.default_enabled for r in all_rules()})
-        if args.output_format == "json":
+        if as_json:
             rows = [
                 {
                     "code": m.code,
@@ -132,14 +182,10 @@ def cmd_rule(args: argparse.Namespace) -> int:
                 off = "" if defaults[m.code] else "  (not selected by default)"
                 print(f"{m.code}  {m.name:<{width}}  {m.severity.value:<7}  {m.summary}{off}")
         return 0
-    engine = {e.code: e.code for e in ENGINE_CODES} | {e.name.upper(): e.code for e in ENGINE_CODES}
-    if args.code.upper() in engine:
-        print(rule_page(engine[args.code.upper()]))
-        return 0
-    rule = rule_by_code(args.code)
+    rule = _by_code(args.code)
     if rule is None:
         raise UsageError(f"unknown rule `{args.code}`")
-    print(rule_page(rule.code))
+    print(json.dumps(rule_explanation(rule), indent=2) if as_json else rule_page(rule.code))
     return 0
 
 

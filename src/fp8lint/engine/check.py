@@ -27,15 +27,19 @@ class CheckRequest:
 
     # what to check
     paths: tuple[str, ...] = (".",)
-    stdin_filename: str | None = None  # with the single path `-`: the name of stdin's file
+    # with the single path `-`: the name of stdin's file (None: its kind is guessed)
+    stdin_filename: str | None = None
     config: str | None = None  # --config: this file for every path
+    config_settings: tuple[str, ...] = ()  # --config 'KEY = VALUE': laid over every config
     force_exclude: bool = False
     path_rules: PathRules = field(default_factory=PathRules)  # --exclude, --per-file-ignores
     settings: RunSettings = field(default_factory=RunSettings)  # selection, options, limits
     # fixing
     fix: FixMode | None = None  # --fix (write), --diff (write=False); None: only check
+    unsafe_fixes: bool = False  # --unsafe-fixes (without a fix mode: shown, not applied)
     show_fixes: bool = False
     exit_non_zero_on_fix: bool = False
+    add_noqa: bool = False  # --add-noqa: suppression comments for every finding
     # the cache
     cache: bool = True  # the command line allows it: not --no-cache, --fix or --diff
     cache_dir: str | None = None  # --cache-dir
@@ -61,8 +65,9 @@ class CheckRequest:
 
     @property
     def unsafe(self) -> bool:
-        """`--unsafe-fixes` with --fix or --diff (alone it changes nothing)."""
-        return self.fix is not None and self.fix.unsafe
+        """`--unsafe-fixes`: applied with --fix or --diff; alone, unsafe fixes are shown as
+        available (`[*]`, "N fixable with --fix --unsafe-fixes"), as ruff shows them."""
+        return self.fix.unsafe if self.fix is not None else self.unsafe_fixes
 
     @property
     def shows_fixes(self) -> bool:
@@ -80,11 +85,18 @@ def configurations(request: CheckRequest) -> Resolver:
     """The configuration files the request's paths use (`--config` forces one)."""
     from fp8lint.engine.config import Resolver
 
+    overlay, remember = None, cache_enabled(request, None)
+    if request.config_settings:
+        from fp8lint.engine.config_inline import overlay_of
+
+        overlay, cache = overlay_of(request.config_settings)
+        remember = remember and cache is not False  # `--config 'cache = false'`
     return Resolver(
         request.config,
+        overlay=overlay,
         # `--no-cache` needs no cache module (nor the `json` it imports): it is a pre-commit
         # call's start-up cost
-        remember=cache_enabled(request, None),
+        remember=remember,
         cache_dir=request.cache_dir or os.environ.get("FP8LINT_CACHE_DIR"),
     )
 
@@ -139,7 +151,6 @@ def run_request(
     cache = open_cache(request, configs)
     settings = request.settings
     if stdin is not None:
-        assert request.stdin_filename is not None
         if not request.shows_fixes:
             settings = replace(settings, plan_fixes=False)
         return run_stdin(

@@ -327,8 +327,15 @@ class Resolver:
     `cache_dir`: that directory when the command line or FP8LINT_CACHE_DIR names it."""
 
     def __init__(
-        self, forced: str | None = None, *, remember: bool = False, cache_dir: str | None = None
+        self,
+        forced: str | None = None,
+        *,
+        remember: bool = False,
+        cache_dir: str | None = None,
+        # what lays inline `--config KEY=VALUE` settings over each configuration found
+        overlay: Callable[[Config], Config] | None = None,
     ) -> None:
+        self._overlay = overlay
         self._remember = remember
         self._cache_dir = cache_dir
         self._memo: ConfigMemo | None = None
@@ -340,8 +347,9 @@ class Resolver:
         self._forced_path = os.path.abspath(forced) if forced is not None else None
         self.forced = self.load(forced) if forced is not None else None
         if self.forced is not None:  # --config: relative paths are relative to the CWD
-            self.forced = replace(self.forced, root=os.getcwd())
-        self._by_dir: dict[str, Config] = {}
+            self.forced = self._over(replace(self.forced, root=os.getcwd()))
+        self._by_dir: dict[str, Config] = {}  # with the inline settings; `_found`: without
+        self._found: dict[str, Config] = {}
         self._by_parent: dict[str, Config] = {}  # a file's folder as written -> its config
 
     # ------------------------------------------------------------------ one file
@@ -543,9 +551,18 @@ class Resolver:
         )
         return self._for_dir(folder)
 
+    def _over(self, cfg: Config) -> Config:
+        return cfg if self._overlay is None else self._overlay(cfg)
+
     def _for_dir(self, folder: str) -> Config:
-        if folder in self._by_dir:
-            return self._by_dir[folder]
+        """The configuration of `folder`, with the inline settings laid over it."""
+        if folder not in self._by_dir:
+            self._by_dir[folder] = self._over(self._found_for_dir(folder))
+        return self._by_dir[folder]
+
+    def _found_for_dir(self, folder: str) -> Config:
+        if folder in self._found:
+            return self._found[folder]
         found: Config | None = None
         for name in CONFIG_NAMES:
             candidate = os.path.join(folder, name)
@@ -556,8 +573,8 @@ class Resolver:
                 break
         if found is None:
             parent = os.path.dirname(folder)
-            found = Config() if parent == folder else self._for_dir(parent)
-        self._by_dir[folder] = found
+            found = Config() if parent == folder else self._found_for_dir(parent)
+        self._found[folder] = found
         return found
 
 

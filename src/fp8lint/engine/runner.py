@@ -63,6 +63,7 @@ class RunResult:
     files_done: int = 0  # files whose result is in (all of them unless interrupted)
 
 
+UNKNOWN_STDIN = "not checked: its syntax is none fp8lint reads; name the file with --stdin-filename"
 NOT_A_CONFIG = (
     "not checked: fp8lint reads only "
     + ", ".join(sorted(KINDS))
@@ -262,7 +263,7 @@ READ_POOL_MIN_FILES = 256
 
 def run_stdin(
     data: bytes,
-    name: str,
+    name: str | None,
     cli: RunSettings,
     fix: FixMode | None = None,
     configs: Resolver | None = None,
@@ -270,17 +271,24 @@ def run_stdin(
     rules: PathRules | None = None,
 ) -> tuple[RunResult, bytes | None]:
     """`check -` with `--stdin-filename NAME`: the text on standard input, linted as the file
-    NAME would be (its kind, its settings, NAME in the findings).  With a fix mode, the second
-    value is the fixed text (the input itself when nothing changed), to go to stdout as ruff
-    does; None when the input was not checked."""
+    NAME would be (its kind, its settings, NAME in the findings); without a NAME (None), as
+    `-` in the working directory, its kind guessed from the text (`documents.guess`).  With
+    a fix mode, the second value is the fixed text (the input itself when nothing changed),
+    to go to stdout as ruff does; None when the input was not checked."""
     result = RunResult()
     per_file = SettingsCache(cli, configs, rules)
+    if name is None:
+        from fp8lint.documents.guess import guess_kind
+
+        name, kind = "-", guess_kind(data[: cli.max_bytes])
+        why = UNKNOWN_STDIN
+    else:
+        kind, why = kind_for(name, data[:HEAD_BYTES]), NOT_A_CONFIG
     shown = display_path(name)
     if force_exclude and per_file.excluded(name, True):
         return result, data
-    kind = kind_for(name, data[:HEAD_BYTES])
     if kind is None:
-        result.not_read.append((shown, NOT_A_CONFIG))
+        result.not_read.append((shown, why))
         return result, None
     settings = per_file.settings(name, True)
     parse_enabled = settings.selection.enabled(PARSE_ERROR[0], PARSE_ERROR[1], True)

@@ -58,6 +58,7 @@ class Trace:
         self._ids: dict[str, int] = {}
         self.notes: list[str] = list(notes or [])
         self.skipped = 0
+        self.bad_steps = 0  # of the skipped rows, those whose step is not an integer
         self.skipped_listed: list[str] = []
         self.rows = 0
         self._chunks: list[Chunk] = []
@@ -85,14 +86,32 @@ class Trace:
             what = "NaN" if math.isnan(value) else f"negative ({value!r})"
             self.skipped_listed.append(f"{where}: amax is {what}: row skipped")
 
+    def skip_step(self, where: str, value: object) -> None:
+        """A row whose step is not an integer: skipped and reported like a NaN amax."""
+        self.skipped += 1
+        self.bad_steps += 1
+        if len(self.skipped_listed) < MAX_SKIPS_LISTED:
+            self.skipped_listed.append(
+                f"{where}: step must be an integer, got {value!r}: row skipped"
+            )
+
+    def skip_reason(self) -> str:
+        """What the skipped rows had: `a NaN or negative amax`, a bad step, or either."""
+        if not self.bad_steps:
+            return "a NaN or negative amax"
+        if self.bad_steps == self.skipped:
+            return "a step that is not an integer"
+        return "a NaN or negative amax or a step that is not an integer"
+
     def all_notes(self) -> list[str]:
         out = list(self.notes)
         if self.skipped:
             out += self.skipped_listed
             more = self.skipped - len(self.skipped_listed)
+            why = self.skip_reason()
             if more:
-                out.append(f"... and {more} more row(s) with a NaN or negative amax")
-            out.append(f"skipped {self.skipped} row(s) with a NaN or negative amax")
+                out.append(f"... and {more} more row(s) with {why}")
+            out.append(f"skipped {self.skipped} row(s) with {why}")
         return out
 
     def chunks(self) -> Iterator[Chunk]:
@@ -240,7 +259,10 @@ class Builder:
     def build(self, notes: list[str] | None = None) -> Trace:
         trace = self.trace
         if not self.ids:
-            extra = f" ({trace.skipped} skipped: NaN or negative amax)" if trace.skipped else ""
+            why = "NaN or negative amax"
+            if trace.bad_steps:
+                why = "non-integer step" if trace.bad_steps == trace.skipped else why + " or step"
+            extra = f" ({trace.skipped} skipped: {why})" if trace.skipped else ""
             raise TraceError(f"{self.source}: no amax rows{extra}")
         trace.notes = list(notes or [])
         trace._chunks = [

@@ -1,5 +1,6 @@
 """CSV traces: a header with `step,tensor,amax` (any order; an optional `pass` column; other
-columns are ignored), one row per tensor and update.
+columns are ignored), one row per tensor and update.  A row whose step is not an integer or
+whose amax is NaN or negative is skipped and reported with its line.
 
 Read in columns with pyarrow, streamed in blocks, so a trace larger than memory replays in
 bounded memory when each tensor's rows come in step order (as a training run writes them); a
@@ -59,8 +60,13 @@ def read_csv(text: str, source: str, force_pass: str = "auto") -> Trace:
             if len(row) != width:
                 raise TraceError(f"{where}: expected {width} fields, got {len(row)}")
             backward = pass_word(row[columns["pass"]], where) if "pass" in columns else None
+            try:
+                step = parse_step(row[columns["step"]], where)
+            except TraceError:  # one bad row is reported and skipped, as a NaN amax is
+                builder.trace.skip_step(where, row[columns["step"]])
+                continue
             builder.add(
-                parse_step(row[columns["step"]], where),
+                step,
                 row[columns["tensor"]].strip(),
                 parse_amax(row[columns["amax"]].strip(), where),
                 backward,
