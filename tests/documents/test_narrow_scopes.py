@@ -73,6 +73,13 @@ BINDINGS = textwrap.dedent(
             inner = lambda DS: DS.margin
             return recipe.DelayedScaling(), self.fmt, te, inner, Format.HYBRID
 
+        def uses(self, x=fmt):
+            return uses(self), x, closures, twice(), Config
+
+        class Nested:
+            def deeper(self):
+                return DS(), nested_import(), Nested
+
 
     def matching(value):
         match value:
@@ -93,6 +100,46 @@ BINDINGS = textwrap.dedent(
             return fmt
 
         return inner
+
+
+    def blocks(flag):
+        with te.fp8_autocast() as ac:
+            if flag:
+                x = DS()
+            elif flag is None:
+                y = recipe
+            else:
+                for item in range(2):
+                    x = item
+                else:
+                    z = Format
+        try:
+            w = x
+        except (ValueError, TypeError) as err:
+            w = err
+        finally:
+            v = y
+        match flag:
+            case 1:
+                q = x
+            case _:
+                q = DS
+        while flag:
+            x = x - 1
+        if flag: shadow = DS; other = 1
+        return x, y, z, w, v, q, ac, item, shadow, other
+
+
+    def twice():
+        return 1
+
+
+    def twice():
+        return recursive(twice)
+
+
+    def recursive(n):
+        return recursive(n - 1) if n else uses
 
 
     r = DS()
@@ -137,7 +184,8 @@ def test_every_name_gets_the_whole_module_answer(relevant: object) -> None:
                     for a in sorted(scope[node.value], key=lambda a: getattr(a, "_index", 0))
                     if hasattr(a, "node") and id(a.node) not in declared
                 ]
-                got = [id(a.node) for a in doc.assignments(node)]
+                # a definition analysed as its signature stands for itself (`bindings`)
+                got = [id(doc._stubbed.get(id(a.node), a.node)) for a in doc.assignments(node)]
                 assert got == expected, node.value
         return narrowed
 
@@ -148,7 +196,9 @@ def test_every_name_gets_the_whole_module_answer(relevant: object) -> None:
 def test_names_bound_at_module_level_or_declared_global_use_the_module_analysis() -> None:
     doc = py.deep(lambda: py.parse(SourceFile("recipe.py", BINDINGS)))
     facts = doc.facts
-    assert {"shadowed", "loop_name", "MXFP8BlockScaling", "r", "Config"} <= facts.module_bound
+    assert {"shadowed", "loop_name", "MXFP8BlockScaling", "r"} <= facts.module_bound
+    assert {"Config", "uses", "twice", "recursive"} <= set(facts.module_defined)
+    assert len(facts.module_defined["twice"]) == 2
     assert "later" in facts.declared_global
     assert {"te", "recipe", "DS", "Format", "helper", "mc"} <= facts.module_imported
     assert "fmt" not in facts.module_bound and "fmt" in facts.bound  # a body's own name

@@ -105,9 +105,18 @@ class Facts:
     # import (a definition's name too), the names imports bind, and those imports; and the
     # names declared `global` anywhere
     module_bound: set[str] = field(default_factory=set)
+    module_defined: dict[str, list[int]] = field(default_factory=dict)  # top-level def/class
     module_imported: set[str] = field(default_factory=set)
     module_imports: list[cst.Import | cst.ImportFrom] = field(default_factory=list)
     declared_global: set[str] = field(default_factory=set)
+    # the functions a name's use may be analysed in alone: each outermost function reached
+    # from the module through class bodies only (with its top-level index), and the one
+    # whose body holds each name and attribute
+    units: list[tuple[cst.FunctionDef, int]] = field(default_factory=list)
+    unit_of: dict[int, int] = field(default_factory=dict)
+    # (unit, name) -> the statements holding it inside the unit's body: for each use, the
+    # ids of the statements around it, outermost first
+    mentions: dict[tuple[int, str], list[tuple[int, ...]]] = field(default_factory=dict)
 
 
 # the kinds of node whose strings name nothing, and the kinds that bind names
@@ -135,15 +144,23 @@ def collect(module: cst.Module) -> Facts:
     """One iterative walk (deep trees cannot overflow the stack here)."""
     facts = Facts()
     skip: set[int] = set()
-    stack: list[tuple[cst.CSTNode, int, bool]] = [(s, i, False) for i, s in enumerate(module.body)]
+    stack: list[tuple[cst.CSTNode, int, bool, int, tuple[int, ...] | None]] = [
+        (s, i, False, -1, None) for i, s in enumerate(module.body)
+    ]
     stack.reverse()
     calls = facts.calls
     statement = facts.statement
     count = 0
     while stack:
-        node, top, inner = stack.pop()  # inner: inside a function, class or lambda body
+        # inner: inside a function, class or lambda body; unit: the `units` index, or -1;
+        # part: inside a unit's body, the ids of the statements around the node there
+        node, top, inner, unit, part = stack.pop()
         statement[id(node)] = top
         kind = type(node)
+        if part is not None and kind in _STATEMENTS:
+            part = (*part, id(node))
+        if unit >= 0 and (kind is cst.Name or kind is cst.Attribute):
+            _note_use(facts, node, unit, part)
         if kind is cst.Call:
             assert isinstance(node, cst.Call)
             func = node.func
@@ -170,9 +187,12 @@ def collect(module: cst.Module) -> Facts:
         elif kind in _BINDING:
             _bind_statement(facts, node, kind, inner)
         elif kind in (cst.FunctionDef, cst.ClassDef):
-            facts.defined.add(node.name.value)  # type: ignore[attr-defined]
-            if not inner:
-                facts.module_bound.add(node.name.value)  # type: ignore[attr-defined]
+            name = node.name.value  # type: ignore[attr-defined]
+            facts.defined.add(name)
+            if node is module.body[top]:
+                facts.module_defined.setdefault(name, []).append(top)
+            elif not inner:
+                facts.module_bound.add(name)
         elif kind in (cst.Global, cst.Nonlocal):
             facts.scoping.add(top)
             names = {n.name.value for n in node.names}  # type: ignore[attr-defined]
@@ -183,7 +203,7 @@ def collect(module: cst.Module) -> Facts:
             _bind_names(facts, getattr(node, _NAMED[kind]), inner or kind is cst.Param)
         elif kind is cst.ImportFrom:
             assert isinstance(node, cst.ImportFrom)
-            _note_import(facts, node, inner)
+            _note_import(facts, node, inner, unit, part)
             if isinstance(node.names, cst.ImportStar):
                 module_name = get_full_name_for_node(node.module) if node.module else ""
                 facts.star_modules.append("." * len(node.relative) + (module_name or ""))
@@ -192,24 +212,65 @@ def collect(module: cst.Module) -> Facts:
             continue
         elif kind is cst.Import:
             assert isinstance(node, cst.Import)
-            _note_import(facts, node, inner)
+            _note_import(facts, node, inner, unit, part)
             _aliases(facts, node.names)
             continue
         found = children(node)
         found.reverse()
         if kind in _SCOPES:  # its body (not its decorators, defaults or bases) is inside it
             body = node.body  # type: ignore[attr-defined]
-            stack.extend((child, top, inner or child is body) for child in found)
+            sub, sub_part = unit, part
+            if kind is cst.FunctionDef and unit < 0:
+                sub, sub_part = len(facts.units), ()
+                facts.units.append((node, top))  # type: ignore[arg-type]
+            stack.extend(
+                (child, top, True, sub, sub_part)
+                if child is body
+                else (child, top, inner, unit, part)
+                for child in found
+            )
         else:
-            stack.extend((child, top, inner) for child in found)
+            stack.extend((child, top, inner, unit, part) for child in found)
     return facts
 
 
+def _note_use(facts: Facts, node: cst.CSTNode, unit: int, part: tuple[int, ...] | None) -> None:
+    facts.unit_of[id(node)] = unit
+    if part is not None and isinstance(node, cst.Name):
+        held = facts.mentions.get((unit, node.value))
+        if held is None:
+            held = facts.mentions[(unit, node.value)] = []
+        held.append(part)
+
+
+_STATEMENTS = frozenset(
+    {
+        cst.SimpleStatementLine,
+        cst.If,
+        cst.For,
+        cst.While,
+        cst.Try,
+        cst.TryStar,
+        cst.With,
+        cst.Match,
+        cst.FunctionDef,
+        cst.ClassDef,
+    }
+)
 _SCOPES = frozenset({cst.FunctionDef, cst.ClassDef, cst.Lambda})
 
 
-def _note_import(facts: Facts, node: cst.Import | cst.ImportFrom, inner: bool) -> None:
+def _note_import(
+    facts: Facts,
+    node: cst.Import | cst.ImportFrom,
+    inner: bool,
+    unit: int,
+    part: tuple[int, ...] | None,
+) -> None:
     facts.imports.append(node)
+    if part is not None and not isinstance(node.names, cst.ImportStar):
+        for alias in node.names:  # the names it binds, which the walk does not enter
+            facts.mentions.setdefault((unit, bound_by(alias)), []).append(part)
     if not inner:
         facts.module_imports.append(node)
         if not isinstance(node.names, cst.ImportStar):

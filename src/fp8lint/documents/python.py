@@ -120,6 +120,50 @@ def parse(file: SourceFile, relevant: re.Pattern[str] | None = None) -> PyModule
     return found
 
 
+def _only(node: cst.CSTNode, keep: set[int], made: dict[int, cst.CSTNode]) -> cst.CSTNode:
+    """`node` with the statements of its blocks (at any depth) cut to those in `keep`, an
+    emptied block holding `...`: a statement that does not hold a name binds none, so the
+    scopes of that name are the same (every statement around a use of it is kept).  Each
+    definition made anew is noted in `made` (its id -> the original)."""
+    changes: dict[str, Any] = {}
+    for name in _block_fields(type(node)):
+        value = getattr(node, name)
+        if isinstance(value, cst.IndentedBlock):  # a one-line suite stays whole
+            body = [_only(x, keep, made) for x in value.body if id(x) in keep]
+            changes[name] = value.with_changes(body=body) if body else _stub()
+        elif isinstance(value, cst.CSTNode) and not isinstance(value, cst.BaseExpression):
+            changes[name] = _only(value, keep, made)  # `else:`, `finally:`, `elif`
+        elif isinstance(value, (list, tuple)) and value and isinstance(value[0], _CLAUSES):
+            changes[name] = [_only(x, keep, made) for x in value]  # `except`, `case`
+    if not changes:
+        return node
+    out = node.with_changes(**changes)
+    if isinstance(node, (cst.FunctionDef, cst.ClassDef)):
+        made[id(out)] = node
+    return out
+
+
+_CLAUSES = (cst.ExceptHandler, cst.ExceptStarHandler, cst.MatchCase)
+
+
+def _block_fields(kind: type) -> tuple[str, ...]:
+    from dataclasses import fields
+
+    found = _BLOCKS.get(kind)
+    if found is None:
+        names = {"body", "orelse", "handlers", "finalbody", "cases"}
+        found = _BLOCKS[kind] = tuple(f.name for f in fields(kind) if f.name in names)
+    return found
+
+
+_BLOCKS: dict[type, tuple[str, ...]] = {}
+
+
+def _stub() -> cst.IndentedBlock:
+    """`...`: the body a definition is analysed with when only its signature matters."""
+    return cst.IndentedBlock(body=[cst.SimpleStatementLine(body=[cst.Expr(cst.Ellipsis())])])
+
+
 _CLAUSE = re.compile(r"(?:else|elif|except|finally)\b")
 
 
@@ -210,7 +254,7 @@ class PyModule(Located):
         self._assigned: dict[tuple[int, str], tuple[Any, ...]] = {}
         self._inner: set[str] | None = None
         self._imports: tuple[Scope | None] | None = None
-        self._by_scope: dict[tuple[int, bool], Mapping[cst.CSTNode, Scope | None]] = {}
+        self._by_scope: dict[tuple[Any, ...], Mapping[cst.CSTNode, Scope | None]] = {}
         # the scan of the file and the ranges of it left out of `text`
         self.left_out: tuple[Shape, list[tuple[int, int]]] = (Shape(), [])
 
@@ -250,7 +294,7 @@ class PyModule(Located):
         A body binds nothing outside itself unless it says `global` or `nonlocal` (those
         statements stay whole); decorators, signatures and names stay, so every name the
         module binds is still bound, in the same scope, by the same kind of statement."""
-        stub = cst.IndentedBlock(body=[cst.SimpleStatementLine(body=[cst.Expr(cst.Ellipsis())])])
+        stub = _stub()
         keep = focus | self.facts.scoping
         body: list[cst.BaseStatement] = []
         for i, stmt in enumerate(self.module.body):
@@ -266,11 +310,13 @@ class PyModule(Located):
         """The scope libcst gives `node` (a name or attribute chain), from an analysis of
         less than the module where that gives the same answer; None when it does not.
 
-        The first name is bound outside function, class and lambda bodies by imports at
-        most, and nowhere declared `global`.  A use then sees either a binding inside the
-        top-level statement that holds it or one of those imports, so an analysis of that
-        statement after the imports answers (of the statement alone when no import binds
-        the name, of the imports alone when nothing else binds it anywhere)."""
+        The first name is bound outside function, class and lambda bodies by imports and
+        top-level `def`/`class` statements at most, and nowhere declared `global`.  A use
+        then sees a binding inside the code around it or one of those, so it is analysed
+        with them alone: the imports, those definitions as signatures, and the outermost
+        function holding the use (the top-level statement, when none: a function sees its
+        globals past any class around it).  Of the imports alone when nothing else binds
+        the name anywhere."""
         base = node
         while isinstance(base, cst.Attribute):
             base = base.value
@@ -281,12 +327,22 @@ class PyModule(Located):
         if name in facts.declared_global or name in facts.module_bound:
             return None
         imported = name in facts.module_imported
-        if imported and not (
-            name in facts.bound or name in facts.defined or name in self._inner_imports()
+        defs = tuple(facts.module_defined.get(name, ()))
+        if (
+            imported
+            and not defs
+            and not (name in facts.bound or name in facts.defined or name in self._inner_imports())
         ):
             return self._imports_scope()
-        index = facts.statement.get(id(node))
-        return None if index is None else self._statement_scopes(index, imported).get(node)
+        top = facts.statement.get(id(node))
+        if top is None:
+            return None
+        unit = facts.unit_of.get(id(node), -1)
+        if unit >= 0:
+            function, _ = facts.units[unit]
+            if function is not self.module.body[top] and function.name.value == name:
+                unit = -1  # a method's own name, which its class binds, not the module
+        return self._unit_scopes(top, unit, imported, defs, name).get(node)
 
     def _inner_imports(self) -> set[str]:
         """The names imports inside a function or class body bind."""
@@ -307,15 +363,42 @@ class PyModule(Located):
             self._imports = (wrapper.resolve(ScopeProvider).get(wrapper.module),)
         return self._imports[0]
 
-    def _statement_scopes(self, index: int, imports: bool) -> Mapping[cst.CSTNode, Scope | None]:
-        found = self._by_scope.get((index, imports))
+    def _unit_scopes(
+        self, top: int, unit: int, imports: bool, defs: tuple[int, ...], name: str
+    ) -> Mapping[cst.CSTNode, Scope | None]:
+        """Scopes from a module of (in source order) the module's imports if `imports`, the
+        top-level definitions `defs` as signatures, and the function `unit` (the top-level
+        statement `top` when -1) in place of its top-level statement, with only the
+        statements of its body that hold `name`: one without the name binds none."""
+        key = (top, unit, imports, defs, name if unit >= 0 else "")
+        found = self._by_scope.get(key)
         if found is None:
-            body: list[cst.SimpleStatementLine | cst.BaseCompoundStatement] = []
+            facts = self.facts
+            module = self.module
+            held: cst.CSTNode = module.body[top]
+            if unit >= 0:
+                function = facts.units[unit][0]
+                keep = {i for chain in facts.mentions.get((unit, name), ()) for i in chain}
+                held = _only(function, keep, self._stubbed)
+            parts: list[tuple[int, int, cst.CSTNode]] = [(top, 1, held)]
             if imports:
-                body = [cst.SimpleStatementLine(body=[x]) for x in self.facts.module_imports]
-            body.append(self.module.body[index])
-            wrapper = MetadataWrapper(cst.Module(body=body), unsafe_skip_copy=True)
-            found = self._by_scope[(index, imports)] = wrapper.resolve(ScopeProvider)
+                parts += [
+                    (facts.statement[id(x)], 0, cst.SimpleStatementLine(body=[x]))
+                    for x in facts.module_imports
+                ]
+            stub = cst.IndentedBlock(
+                body=[cst.SimpleStatementLine(body=[cst.Expr(cst.Ellipsis())])]
+            )
+            for index in defs:
+                if module.body[index] is not self._stubbed.get(id(held), held):  # held whole
+                    full = module.body[index]
+                    short = full.with_changes(body=stub)
+                    self._stubbed[id(short)] = full
+                    parts.append((index, 0, short))
+            parts.sort(key=lambda p: (p[0], p[1]))
+            body = [p[2] for p in parts]
+            wrapper = MetadataWrapper(cst.Module(body=body), unsafe_skip_copy=True)  # type: ignore[arg-type]
+            found = self._by_scope[key] = wrapper.resolve(ScopeProvider)
         return found
 
     def imported_names(self, node: cst.CSTNode) -> tuple[str, ...]:
