@@ -2,6 +2,8 @@
 
     python3 bench/run.py [--files 20000] [--rounds 5] [--single-rounds 15]
                          [--sizes 10000,20000,40000] [--simulate-rows 1000000,100000000]
+                         [--tree DIR [--tree-label NAME@COMMIT]]... [--tree-only]
+                         [--slowest 10] [--file-rounds 3]
 
 What a user gets, measured side by side in one run:
 
@@ -16,6 +18,17 @@ What a user gets, measured side by side in one run:
   rounds with its min-max, for wall time and for CPU time (user + system of the child and the
   workers it waited for, from os.wait4); peak memory is the largest process's maxrss.
 * Targets are ratios of medians from the same alternating run.
+* Real checkouts (`--tree DIR`, repeatable: a plain folder you fetched, e.g. an archive of
+  Transformer Engine): `fp8lint check --no-cache`, the floor (bench/floor.py) and yamllint on
+  the whole tree, alternating over `--rounds`, then the `--slowest` files fp8lint takes
+  longest on, each with fp8lint's time and the floor's time for that file (libcst's
+  `parse_module` for Python, libyaml compose for YAML) and their ratio, timed in one fresh
+  process per tool by bench/per_file.py (median of `--file-rounds`), and the margin under
+  fp8lint's per-file timeout.  A tree is named by its folder and `git rev-parse HEAD` when
+  it is the top of a git work tree; otherwise `--tree-label NAME@COMMIT` right after its
+  `--tree` names it.  `--tree-only` runs just this section (no generated trees, single
+  files, simulate or profiles), so a real-tree run is short; its report holds only that
+  section.  Without `--tree` the bench stays self-contained and generated.
 
 Nothing here is part of the test suite.  The results go to bench/RESULTS.md (the text below
 its `<!-- ANALYSIS -->` marker is kept) and bench/results.json.
@@ -38,6 +51,7 @@ import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
@@ -257,6 +271,26 @@ def check_floor_matches(venv: Venv) -> None:
     assert tuple(b.decode() for b in floor.PREFILTER_EXACT) == tuple(exact), "stale words"
     assert sorted(floor.EXTENSIONS) == kinds, "floor.EXTENSIONS is stale"
     assert sorted(floor.SKIP_DIRS) == skip, "floor.SKIP_DIRS is stale"
+    # and both prefilters say the same of each word, in its own case and in others (fp8lint's
+    # `mentions_fp8` is written out beside its word lists: the two could drift apart)
+    words = [*floor.PREFILTER_EXACT, *floor.PREFILTER_ANY_CASE]
+    cases = (bytes, bytes.upper, bytes.lower)
+    probes = [b"no such word here", *(f(w) for w in words for f in cases)]
+    probe = (
+        "import json, sys; from fp8lint.engine import mentions_fp8;"
+        "print(json.dumps([mentions_fp8(bytes.fromhex(h)) for h in json.load(sys.stdin)]))"
+    )
+    out = subprocess.run(
+        [venv.python, "-c", probe],
+        input=json.dumps([b"say " + x + b" here" for x in probes], default=bytes.hex),
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    theirs = json.loads(out.stdout)
+    ours = [floor.mentions_fp8(b"say " + x + b" here") for x in probes]
+    stale = [x.decode() for x, a, b in zip(probes, theirs, ours, strict=True) if a != b]
+    assert not stale, f"floor.mentions_fp8 disagrees with fp8lint's on {stale}"
 
 
 def machine(venv: Venv) -> list[str]:
@@ -398,6 +432,213 @@ def simulate_rows(venv: Venv, rows: list[int], work: Path) -> list[str]:
     return lines
 
 
+# --------------------------------------------------------------------------- real trees
+
+FLOOR_PARSES = frozenset({".py", ".yaml", ".yml", ".cfg", ".json", ".toml"})  # floor.parse
+FILE_TIMEOUT_MARGIN = 10.0  # the slowest file stays this many times under the file timeout
+
+
+class TreeOption(argparse.Action):
+    """`--tree DIR` adds a checkout; `--tree-label NAME@COMMIT` names the `--tree` before it."""
+
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: object,
+        option_string: str | None = None,
+    ) -> None:
+        trees: list[list[object]] = list(getattr(namespace, self.dest, None) or [])
+        if option_string == "--tree":
+            trees.append([Path(str(values)), None])
+        elif not trees:
+            parser.error("--tree-label names the --tree given before it")
+        else:
+            name, _, commit = str(values).partition("@")
+            if not name or not commit:
+                parser.error(f"--tree-label wants NAME@COMMIT, not {values!r}")
+            trees[-1][1] = (name, commit)
+        setattr(namespace, self.dest, trees)
+
+
+def tree_identity(path: Path, label: tuple[str, str] | None) -> tuple[str, str]:
+    """(name, commit) of a checkout: its `--tree-label`, else its folder's name and
+    `git rev-parse HEAD` when it is the top of a git work tree."""
+    if label is not None:
+        return label
+    r = subprocess.run(
+        ["git", "-C", str(path), "rev-parse", "--show-toplevel", "HEAD"],
+        capture_output=True,
+        text=True,
+    )
+    lines = r.stdout.split()
+    if r.returncode == 0 and len(lines) == 2 and Path(lines[0]).resolve() == path.resolve():
+        return path.resolve().name, lines[1]
+    raise SystemExit(
+        f"{path} is not the top of a git work tree: name its commit with "
+        "--tree-label NAME@COMMIT after its --tree"
+    )
+
+
+def slowest_files(venv: Venv, path: Path, slowest: int, rounds: int, work: Path) -> dict[str, Any]:
+    """fp8lint's and the floor's time on each of the `slowest` files fp8lint takes longest on
+    (bench/per_file.py: one fresh process per tool, every file timed in-process)."""
+    helper = str(HERE / "per_file.py")
+    ours, theirs, listed = (work / f"per-file-{n}.json" for n in ("fp8lint", "floor", "list"))
+    common = ["--slowest", str(slowest), "--rounds", str(rounds)]
+    subprocess.run(
+        [venv.python, helper, "fp8lint", str(path), "--out", str(ours), *common],
+        check=True,
+        env=venv.env(),
+    )
+    linted = json.loads(ours.read_text())
+    worst = sorted(linted["files"], key=lambda r: -r[3])[:slowest]
+    listed.write_text(json.dumps([r[0] for r in worst]))
+    subprocess.run(
+        [
+            venv.python,
+            helper,
+            "floor",
+            str(path),
+            "--files",
+            str(listed),
+            "--out",
+            str(theirs),
+            *common,
+        ],
+        check=True,
+        env=venv.env(),
+    )
+    floors = {r[0]: r[3] for r in json.loads(theirs.read_text())["files"]}
+    rows = []
+    for name, kind, size, seconds in worst:
+        base = floors.get(name) if Path(name).suffix.lower() in FLOOR_PARSES else None
+        rows.append(
+            {
+                "path": os.path.relpath(name, path),
+                "kind": kind,
+                "bytes": size,
+                "fp8lint": seconds,
+                "floor": base,
+                "ratio": seconds / base if base else None,
+            }
+        )
+    return {
+        "timeout": linted["timeout"],
+        "discovered": linted["discovered"],
+        "linted": len(linted["files"]),
+        "linted_bytes": sum(r[2] for r in linted["files"]),
+        "fp8lint_total": sum(r[3] for r in linted["files"]),
+        "slowest": rows,
+    }
+
+
+def real_trees(
+    venv: Venv, specs: list[list[object]], rounds: int, slowest: int, file_rounds: int, work: Path
+) -> tuple[list[str], list[dict[str, Any]]]:
+    """The "Real repositories" section: fp8lint, the floor and yamllint on each checkout
+    (alternating, `rounds` rounds), then the slowest files one by one."""
+    env = venv.env()
+    found: list[dict[str, Any]] = []
+    for spec in specs:
+        path, label = Path(str(spec[0])), spec[1]
+        if not path.is_dir():
+            raise SystemExit(f"--tree {path}: not a folder")
+        name, commit = tree_identity(path, label)  # type: ignore[arg-type]
+        print(f"tree {name}@{commit[:12]}, {rounds} rounds ...", file=sys.stderr)
+        runs = alternate(
+            {
+                "fp8lint": [venv.bin("fp8lint"), "check", "-q", "--no-cache", str(path)],
+                "floor": [venv.python, str(HERE / "floor.py"), str(path)],
+                "yamllint": [venv.bin("yamllint"), "-f", "parsable", str(path)],
+            },
+            rounds,
+            env,
+        )
+        print(f"  per file ({slowest} slowest, {file_rounds} rounds) ...", file=sys.stderr)
+        scratch = work / f"per-file-{name}"
+        scratch.mkdir(parents=True, exist_ok=True)
+        files = slowest_files(venv, path, slowest, file_rounds, scratch)
+        found.append({"name": name, "commit": commit, "runs": runs, **files})
+
+    lines = [
+        "## Real repositories",
+        "",
+        "Checkouts given with `--tree` (fetched by the person running the bench; the default "
+        "bench stays generated). On each: `fp8lint check -q --no-cache`, the floor "
+        "(`bench/floor.py`) and `yamllint -f parsable` on the whole tree, alternating over "
+        f"{rounds} round{'s' if rounds != 1 else ''} (medians, min–max in brackets; exit code "
+        "1 is findings). Then the "
+        f"{slowest} files fp8lint takes longest on, each timed in one process per tool "
+        "(`bench/per_file.py` with the bench venv's interpreter, "
+        f"median of {file_rounds}): fp8lint's `lint_checked` on the decoded text (libcst on "
+        "fp8lint's deep thread, as in a check) against the floor's parse of the same file "
+        "(`libcst.parse_module` for Python, libyaml compose for YAML). The margin is the "
+        "file timeout over the slowest file's time (target: at least "
+        f"{FILE_TIMEOUT_MARGIN:g}×).",
+        "",
+        "| tree | commit | files read / linted | fp8lint / floor wall | CPU | slowest file s "
+        "| its fp8lint / floor | timeout margin |",
+        "|---|---|---:|---:|---:|---:|---:|---:|",
+    ]
+    for t in found:
+        runs = t["runs"]
+        rows = t["slowest"]
+        top = rows[0] if rows else None
+        margin = t["timeout"] / top["fp8lint"] if top and top["fp8lint"] else float("inf")
+        t["margin"] = margin
+        lines.append(
+            f"| {t['name']} | `{str(t['commit'])[:12]}` | {t['discovered']} / {t['linted']} | "
+            f"{runs['fp8lint'].median / runs['floor'].median:.2f}× | "
+            f"{runs['fp8lint'].cpu_median / runs['floor'].cpu_median:.2f}× | "
+            f"{fmt(top['fp8lint']) if top else '–'} | "
+            f"{times(top['ratio'] if top else None)} | "
+            f"{margin:.0f}× ({'met' if margin >= FILE_TIMEOUT_MARGIN else 'missed'}) |"
+        )
+    for t in found:
+        runs = t["runs"]
+        fl = runs["floor"]
+        lines += [
+            "",
+            f"### {t['name']} at `{t['commit']}`",
+            "",
+            f"{t['discovered']} files fp8lint reads, {t['linted']} past its prefilter "
+            f"({t['linted_bytes'] / 1e6:.1f} MB); in one process they take "
+            f"{t['fp8lint_total']:.1f} s of fp8lint's per-file work.",
+            "",
+            "| command | wall s | CPU s | peak MB | exit codes | wall / floor | CPU / floor |",
+            "|---|---:|---:|---:|---|---:|---:|",
+            *(
+                f"| `{k}` | {v.cell()} | {v.cell('cpu')} | {v.peak_mb:.0f} | {sorted(v.codes)} | "
+                f"{v.median / fl.median:.2f}× | {v.cpu_median / fl.cpu_median:.2f}× |"
+                for k, v in runs.items()
+            ),
+            "",
+            f"Slowest files (file timeout {t['timeout']:g} s; slowest at "
+            f"{1 / t['margin']:.1%} of it):",
+            "",
+            "| file | kind | KB | fp8lint s | floor s | fp8lint / floor |",
+            "|---|---|---:|---:|---:|---:|",
+            *(
+                f"| `{r['path']}` | {r['kind']} | {r['bytes'] / 1024:.0f} | {fmt(r['fp8lint'])} | "
+                f"{fmt(r['floor']) if r['floor'] is not None else '– (not parsed)'} | "
+                f"{times(r['ratio'])} |"
+                for r in t["slowest"]
+            ),
+        ]
+    data = [
+        {
+            **{k: v for k, v in t.items() if k != "runs"},
+            "runs": {
+                k: {"wall": v.wall, "cpu": v.cpu, "peak_mb": v.peak_mb, "codes": sorted(v.codes)}
+                for k, v in t["runs"].items()
+            },
+        }
+        for t in found
+    ]
+    return lines, data
+
+
 # --------------------------------------------------------------------------- report
 
 
@@ -405,11 +646,29 @@ def fmt(x: float) -> str:
     return f"{x:.3f}" if x < 10 else f"{x:.1f}"
 
 
+def times(ratio: object) -> str:
+    """A ratio as `1.23×`, or `–` where there is none."""
+    return f"{ratio:.2f}×" if isinstance(ratio, float) and ratio else "–"
+
+
 def verdict(value: float, target: float) -> str:
     """`met`, or how far over the target the ratio is (a close miss says so)."""
     if value <= target:
         return "met"
     return f"missed by {100 * (value / target - 1):.0f}%"
+
+
+def write_report(out: Path, lines: list[str], data: dict[str, object]) -> None:
+    """RESULTS.md (a hand-written analysis below its `<!-- ANALYSIS -->` marker is kept) and
+    results.json beside this script."""
+    lines = [*lines, "", "<!-- ANALYSIS -->", ""]
+    text = "\n".join(lines) + "\n"
+    old = out.read_text() if out.is_file() else ""
+    if "<!-- ANALYSIS -->" in old:  # keep a hand-written analysis below the marker
+        text = text.replace("<!-- ANALYSIS -->\n", old[old.index("<!-- ANALYSIS -->") :], 1)
+    out.write_text(text)
+    (HERE / "results.json").write_text(json.dumps(data, indent=2) + "\n")
+    print(text)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -429,7 +688,35 @@ def main(argv: list[str] | None = None) -> int:
         metavar="REV",
         help="also time fp8lint as it was at this git revision (its own venv), alternating",
     )
+    parser.add_argument(
+        "--tree",
+        dest="trees",
+        action=TreeOption,
+        default=[],
+        metavar="DIR",
+        help="also time fp8lint, the floor and yamllint on this checkout (repeatable)",
+    )
+    parser.add_argument(
+        "--tree-label",
+        dest="trees",
+        action=TreeOption,
+        metavar="NAME@COMMIT",
+        help="name and commit of the --tree before it (needed where it is no git work tree)",
+    )
+    parser.add_argument(
+        "--tree-only",
+        action="store_true",
+        help="only the --tree section: no generated trees, single files, simulate or profiles",
+    )
+    parser.add_argument("--slowest", type=int, default=10, help="slowest files shown per --tree")
+    parser.add_argument(
+        "--file-rounds", type=int, default=3, help="rounds of each slowest file (per tool)"
+    )
     args = parser.parse_args(argv)
+    if args.tree_only and not args.trees:
+        parser.error("--tree-only needs at least one --tree")
+    if args.tree_only and args.baseline:
+        parser.error("--baseline times the generated tree: it does not go with --tree-only")
     sizes = (
         [int(s) for s in args.sizes.split(",")]
         if args.sizes
@@ -442,6 +729,28 @@ def main(argv: list[str] | None = None) -> int:
     venv.build()
     check_floor_matches(venv)
     env = venv.env()
+    command = "python3 bench/run.py " + " ".join(argv if argv is not None else sys.argv[1:])
+    if args.tree_only:
+        real_lines, real_data = real_trees(
+            venv, args.trees, args.rounds, args.slowest, args.file_rounds, args.work
+        )
+        lines = [
+            "# fp8lint benchmark",
+            "",
+            f"Produced by `{command.strip()}` in {time.perf_counter() - started:.0f} s "
+            f"({time.strftime('%Y-%m-%d')}), in one run; `--tree-only`: the generated trees, "
+            "single files, `simulate` and the profiles were not run. Every command is a fresh "
+            "process of a fresh virtual environment that holds a regular (byte-compiled) "
+            "install of fp8lint and its peers.",
+            "",
+            "## Machine",
+            "",
+            *machine(venv),
+            "",
+            *real_lines,
+        ]
+        write_report(args.out, lines, {"rounds": args.rounds, "trees": real_data})
+        return 0
     before: Venv | None = None
     if args.baseline:
         print(f"baseline venv ({args.baseline}) ...", file=sys.stderr)
@@ -575,6 +884,11 @@ def main(argv: list[str] | None = None) -> int:
         imports = import_profile(venv, fp8_file)
         profile = cprofile(venv, trees[min(sizes)][0], args.work / "fp8lint-bench.prof")
     shutil.rmtree(warm_dir, ignore_errors=True)
+    real_lines, real_data = (
+        real_trees(venv, args.trees, args.rounds, args.slowest, args.file_rounds, args.work)
+        if args.trees
+        else ([], [])
+    )
 
     # ---------------------------------------------------------------- the report
     m = {k: v.median for k, v in main_runs.items()}
@@ -607,7 +921,6 @@ def main(argv: list[str] | None = None) -> int:
     drawn = added_mb([(trees[n][1]["bytes"] / 1e6, linear[n]["fp8lint"].cpu_median) for n in sizes])
     rep_peaks = [(k, memory[f"fp8lint x{k}"].peak_mb) for k in copies]
     rep_growth = rep_peaks[-1][1] / rep_peaks[0][1]
-    command = "python3 bench/run.py " + " ".join(argv if argv is not None else sys.argv[1:])
     lines = [
         "# fp8lint benchmark",
         "",
@@ -786,40 +1099,29 @@ def main(argv: list[str] | None = None) -> int:
             "|---:|---:|---:|---|",
             *top,
         ]
-    lines += ["", "<!-- ANALYSIS -->", ""]
-    text = "\n".join(lines) + "\n"
-    old = args.out.read_text() if args.out.is_file() else ""
-    if "<!-- ANALYSIS -->" in old:  # keep a hand-written analysis below the marker
-        text = text.replace("<!-- ANALYSIS -->\n", old[old.index("<!-- ANALYSIS -->") :], 1)
-    args.out.write_text(text)
-    (HERE / "results.json").write_text(
-        json.dumps(
-            {
-                "files": args.files,
-                "bytes": stats["bytes"],
-                "rounds": args.rounds,
-                "main": {
-                    k: {"wall": v.wall, "cpu": v.cpu, "peak_mb": v.peak_mb}
-                    for k, v in main_runs.items()
-                },
-                "single": {
-                    k: {"wall": v.wall, "cpu": v.cpu, "peak_mb": v.peak_mb}
-                    for k, v in single.items()
-                },
-                "linear": {n: {k: v.wall for k, v in r.items()} for n, r in linear.items()},
-                "ratios": ratios,
-                "added_mb_cost_spread": slope_spread,
-                "peak_growth_copies": rep_growth,
-                "memory": {
-                    k: {"wall": v.wall, "cpu": v.cpu, "peak_mb": v.peak_mb}
-                    for k, v in memory.items()
-                },
-            },
-            indent=2,
-        )
-        + "\n"
-    )
-    print(text)
+    if real_lines:
+        lines += ["", *real_lines]
+    data = {
+        "files": args.files,
+        "bytes": stats["bytes"],
+        "rounds": args.rounds,
+        "main": {
+            k: {"wall": v.wall, "cpu": v.cpu, "peak_mb": v.peak_mb} for k, v in main_runs.items()
+        },
+        "single": {
+            k: {"wall": v.wall, "cpu": v.cpu, "peak_mb": v.peak_mb} for k, v in single.items()
+        },
+        "linear": {n: {k: v.wall for k, v in r.items()} for n, r in linear.items()},
+        "ratios": ratios,
+        "added_mb_cost_spread": slope_spread,
+        "peak_growth_copies": rep_growth,
+        "memory": {
+            k: {"wall": v.wall, "cpu": v.cpu, "peak_mb": v.peak_mb} for k, v in memory.items()
+        },
+    }
+    if real_data:
+        data["trees"] = real_data
+    write_report(args.out, lines, data)
     return 0
 
 

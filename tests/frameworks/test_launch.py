@@ -368,7 +368,7 @@ def test_prefilter_ignores_samplers() -> None:
 
 
 def test_prefilter_matches_its_declared_words() -> None:
-    # the word lists document mentions_fp8 (and bench/floor.py copies them): keep them true
+    # the word lists document mentions_fp8 (and bench/floor.py reads them): keep them true
     from fp8lint.engine import PREFILTER_ANY_CASE, PREFILTER_EXACT, mentions_fp8
 
     for word in PREFILTER_ANY_CASE:
