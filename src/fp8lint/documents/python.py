@@ -6,9 +6,13 @@ libcst is the parser and the rewriter.  Three things keep it fast and safe on an
 (`prune`), `pydeep.deep` runs the libcst work on a thread with a large stack, and metadata is
 resolved once per file and only on demand, over the parsed nodes themselves
 (`unsafe_skip_copy`).  `ScopeProvider` runs when a caller first asks where a name comes from,
-over the module with the bodies of the top-level definitions the caller did not `focus` on
-replaced by `...` (the whole module if a question reaches into one); positions are
-`pyspans`'.
+over as little as gives libcst's whole-module answer (`_narrow_scope`): the imports alone
+for a name only imports bind; for a use inside a function, that function cut to the
+statements holding the name, after the imports and the top-level definitions (as
+signatures) that bind it.  Only a name that module-level code binds otherwise, or one
+declared `global`, takes the module with the bodies of the top-level definitions the caller
+did not `focus` on replaced by `...` (the whole module if a question reaches into one).
+Positions are `pyspans`'.
 
 Names are resolved by libcst's scope analysis: `imported_names` gives the dotted names an
 expression has through imports (aliases, `import a.b as c`, module attributes), and
