@@ -380,17 +380,14 @@ def test_show_files_lists_what_check_reads(tmp_path: Path) -> None:
 
 
 def test_stdin_with_a_file_name(tmp_path: Path) -> None:
-    import subprocess
-    import sys
+    def run(*args: str, text: str, process: bool = False) -> subprocess.CompletedProcess[str]:
+        return run_cli("check", *args, cwd=tmp_path, input=text, process=process)
 
-    def run(*args: str, text: str) -> subprocess.CompletedProcess[str]:
-        env = {k: v for k, v in os.environ.items() if k != "FP8LINT_DEBUG"}
-        return subprocess.run(
-            [sys.executable, "-m", "fp8lint", "check", *args],
-            input=text, capture_output=True, text=True, cwd=tmp_path, env=env, timeout=120,
-        )  # fmt: skip
-
-    r = run("-", "--stdin-filename", "configs/x.yaml", "--output-format", "concise", text=RISKY)
+    # the first through a real process's standard input, the rest in this process
+    r = run(
+        "-", "--stdin-filename", "configs/x.yaml", "--output-format", "concise", text=RISKY,
+        process=True,
+    )  # fmt: skip
     assert r.returncode == 1
     assert r.stdout.startswith("configs/x.yaml:3:17: FP8101 [warning]")
     # --fix: the fixed text on stdout, the report on stderr

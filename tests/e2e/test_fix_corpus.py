@@ -11,6 +11,7 @@ import json
 import re
 import shutil
 import stat
+from copy import deepcopy
 from pathlib import Path
 from typing import Any
 
@@ -48,6 +49,16 @@ def check_json(tmp_path: Path, *extra: str) -> list[dict[str, Any]]:
 
 
 UNSAFE = "--unsafe-fixes"
+
+_BEFORE: dict[tuple[str, ...], list[dict[str, Any]]] = {}
+
+
+def check_json_before(tmp_path: Path, *extra: str) -> list[dict[str, Any]]:
+    """`check_json` of a fresh, untouched copy: the same report for every copy (file names are
+    relative to the copy), so it is computed once per set of flags and reused."""
+    if extra not in _BEFORE:
+        _BEFORE[extra] = check_json(tmp_path, *extra)
+    return deepcopy(_BEFORE[extra])
 
 
 def fix_edits(findings: list[dict[str, Any]]) -> dict[str, list[list[dict[str, Any]]]]:
@@ -116,7 +127,7 @@ def test_plain_fix_changes_no_file_whose_findings_are_all_info(
 ) -> None:
     copy = copy_corpus(corpus, tmp_path)
     original = snapshot(copy)
-    before = check_json(tmp_path)
+    before = check_json_before(tmp_path)
     assert before and {d["severity"] for d in before} == {"info"}
     assert not [d for d in before if d["fix"] and d["fix"]["applicability"] == "safe"]
     r = run_cli("check", "corpus", "--fix", "--exit-zero", cwd=tmp_path)
@@ -129,7 +140,7 @@ def test_plain_fix_changes_no_file_whose_findings_are_all_info(
 def test_unsafe_fix_changes_only_fixable_files_and_settles(corpus: Path, tmp_path: Path) -> None:
     copy = copy_corpus(corpus, tmp_path)
     original = snapshot(copy)
-    before = check_json(tmp_path, UNSAFE)
+    before = check_json_before(tmp_path, UNSAFE)
     assert not [d for d in before if d["code"] == "FP8001"]
     fixable = fix_edits(before)
 
@@ -179,7 +190,7 @@ def test_unsafe_fix_changes_only_fixable_files_and_settles(corpus: Path, tmp_pat
 def test_diff_writes_nothing_and_matches_fix(corpus: Path, tmp_path: Path) -> None:
     copy = copy_corpus(corpus, tmp_path)
     original = snapshot(copy)
-    fixable = fix_edits(check_json(tmp_path, UNSAFE))
+    fixable = fix_edits(check_json_before(tmp_path, UNSAFE))
 
     r = run_cli("check", "corpus", "--diff", UNSAFE, cwd=tmp_path)
     assert snapshot(copy) == original  # byte-identical, same modes
@@ -306,7 +317,7 @@ def test_fix_touches_only_identified_families_and_keeps_untargeted_fp8_keys(
     copy = copy_corpus(corpus, tmp_path)
     original = snapshot(copy)
     extra = ("--unsafe-fixes",) if unsafe else ()
-    before = check_json(tmp_path, *extra)
+    before = check_json_before(tmp_path, *extra)
     # files with a finding in an identified family (FP8406 is the unidentified record's)
     identified = {d["filename"] for d in before if d["code"] != "FP8406"}
     rows = fix_rows(before, unsafe)

@@ -554,17 +554,17 @@ def test_the_command_line_default_path(tmp_path: Path, monkeypatch: pytest.Monke
     files.update({f"many/r{i:02}.yaml": RISKY for i in range(20)})
     write(tmp_path, files)
     monkeypatch.setenv("FP8LINT_WORKERS", "2")
-    first = run_cli("check", ".", cwd=tmp_path)
+    first = run_cli("check", ".", cwd=tmp_path, process=True)
     assert first.returncode == 1, first.stderr
     assert (tmp_path / ".fp8lint_cache" / "CACHEDIR.TAG").is_file()
     assert set(entries(tmp_path)) == set(files)
-    second = run_cli("check", ".", cwd=tmp_path)
+    second = run_cli("check", ".", cwd=tmp_path, process=True)
     assert (second.returncode, second.stdout) == (first.returncode, first.stdout)
     (tmp_path / "conf/base.yaml").write_text(NEMO_BASE.replace("fp8_margin: 0", "fp8_margin: 2"))
-    third = run_cli("check", ".", cwd=tmp_path)
-    fresh = run_cli("check", ".", "--no-cache", cwd=tmp_path)
+    third = run_cli("check", ".", cwd=tmp_path, process=True)
+    fresh = run_cli("check", ".", "--no-cache", cwd=tmp_path, process=True)
     assert third.stdout == fresh.stdout != first.stdout
-    r = run_cli("clean", cwd=tmp_path)
+    r = run_cli("clean", cwd=tmp_path, process=True)
     assert r.returncode == 0 and not (tmp_path / ".fp8lint_cache").exists()
 
 
