@@ -6,7 +6,7 @@ The trace is written in chunks, so a 10^8-row file (about 3.5 GB) never sits in 
 RSS.  Amaxes are log-normal per tensor
 (forward tensors around 8, gradients around 2^-10) with rare 4x spikes, from a seeded
 generator, so a given (rows, tensors, seed) always gives the same file.  Needs the `simulate`
-extra (numpy, pyarrow): pip install 'fp8lint[simulate]'.
+extra (numpy, pyarrow): pip install -e '.[simulate]' in a checkout.
 """
 
 from __future__ import annotations

@@ -27,7 +27,7 @@ class MarginBelowPolicy(Rule):
     name = "margin-below-policy"
     severity = Severity.WARNING
     fix = Applicability.UNSAFE
-    summary = "Delayed-scaling margin below the configured `min-margin` (not selected by default)"
+    summary = "Delayed-scaling margin below the configured `min-margin`"
     default_enabled = False
     options = (Option("min-margin", int, 2, "smallest margin the team accepts"),)
     valid = (

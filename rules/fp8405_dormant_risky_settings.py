@@ -16,7 +16,7 @@ class DormantRiskySettings(Rule):
     code = "FP8405"
     name = "dormant-risky-settings"
     severity = Severity.INFO
-    summary = "FP8 is off, but enabling it would trip FP8101 or FP8401 (not selected by default)"
+    summary = "FP8 is off, but enabling it would trip FP8101 or FP8401"
     default_enabled = False
     valid = (
         Example(

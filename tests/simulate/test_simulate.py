@@ -573,7 +573,7 @@ def test_cli_plot_without_matplotlib(
     assert code == 2 and out == ""
     assert err == (
         "fp8lint: error: --plot needs matplotlib, which is not installed "
-        "(pip install 'fp8lint[plot]')\n"
+        "(install the plot extra; in a checkout: pip install -e '.[plot]')\n"
     )
     assert not (tmp_path / "p.png").exists()
 
@@ -792,7 +792,7 @@ def test_cli_without_the_simulate_extra(
     assert code == 2 and out == ""
     assert err.count("\n") == 1
     assert err.startswith("fp8lint: error: `fp8lint simulate` needs numpy and pyarrow")
-    assert "pip install 'fp8lint[simulate]'" in err
+    assert "install the simulate extra (in a checkout: pip install -e '.[simulate]')" in err
 
 
 def test_progress_bar_on_a_terminal_only(

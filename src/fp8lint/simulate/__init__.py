@@ -7,7 +7,8 @@ heavy: `fp8lint.cli` imports it to build its parser.
 
 Exit codes: 0 when the recipe clips nothing on the trace, 1 when it clips at least one
 micro-batch, 2 on usage or input errors (a missing `simulate` extra included: the replay
-needs numpy and pyarrow, which `pip install 'fp8lint[simulate]'` brings).
+needs numpy and pyarrow, which the `simulate` extra brings: `pip install -e '.[simulate]'`
+in a checkout).
 """
 
 from __future__ import annotations
@@ -47,7 +48,8 @@ def configure_parser(parser: argparse.ArgumentParser) -> None:
         "the micro-batches that clip, what they lose, the binades lost at the bottom, and "
         "sweep margin x history x algorithm for the cheapest setting that clips nothing. "
         "Exit 0 when nothing clips, 1 when something does, 2 on errors. "
-        "Needs numpy and pyarrow: pip install 'fp8lint[simulate]'."
+        "Needs numpy and pyarrow: install the simulate extra "
+        "(in a checkout: pip install -e '.[simulate]')."
     )
     parser.add_argument(
         "trace",
@@ -122,7 +124,7 @@ def configure_parser(parser: argparse.ArgumentParser) -> None:
         "--plot",
         metavar="PNG",
         help="write a plot of amax, 2^margin x reference amax and the clipped steps "
-        "(needs matplotlib: pip install 'fp8lint[plot]')",
+        "(needs matplotlib: the plot extra, pip install -e '.[plot]' in a checkout)",
     )
     parser.add_argument(
         "--no-sweep", action="store_true", help="skip the margin x history x algo sweep"
@@ -137,7 +139,7 @@ def main(args: argparse.Namespace) -> int:
         return 2
 
 
-EXTRA_HINT = "pip install 'fp8lint[simulate]'"
+EXTRA_HINT = "install the simulate extra (in a checkout: pip install -e '.[simulate]')"
 
 
 def _require_extra() -> None:

@@ -525,7 +525,8 @@ def pyplot() -> Any:
         matplotlib = importlib.import_module("matplotlib")
     except ImportError:
         raise PlotUnavailable(
-            "--plot needs matplotlib, which is not installed (pip install 'fp8lint[plot]')"
+            "--plot needs matplotlib, which is not installed "
+            "(install the plot extra; in a checkout: pip install -e '.[plot]')"
         ) from None
     matplotlib.use("Agg")
     return importlib.import_module("matplotlib.pyplot")
