@@ -432,3 +432,21 @@ def test_a_warm_cache_hit_imports_no_parser_model_or_rule(tmp_path: Path) -> Non
     assert "pydantic" in cold[-1]  # the first run did lint
     assert cold[:-1] == warm[:-1] and any("FP810" in line for line in warm)  # same findings
     assert warm[-1] == "WARM="
+
+
+def test_pydantic_plugins_are_not_looked_up(tmp_path: Path) -> None:
+    """The entry-point scan pydantic makes for plugins costs a pre-commit call a share that
+    grows with the environment; a user's own setting stays."""
+    (tmp_path / "a.yaml").write_text("MODEL_ARGS:\n  --fp8-format: hybrid\n")
+    report = 'import os; print("PLUGINS=" + os.environ.get("PYDANTIC_DISABLE_PLUGINS", ""))'
+    env = {k: v for k, v in os.environ.items() if k != "PYDANTIC_DISABLE_PLUGINS"}
+    out = subprocess.run(
+        [sys.executable, "-c", CHECK + report, str(tmp_path)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=env,
+    )
+    assert out.stdout.strip().splitlines()[-1] == "PLUGINS=__all__", out.stderr
+    kept = fresh_check(report, str(tmp_path), env={"PYDANTIC_DISABLE_PLUGINS": "logfire"})
+    assert kept.stdout.strip().splitlines()[-1] == "PLUGINS=logfire"

@@ -151,6 +151,11 @@ def _handler(command: str) -> Callable[[Any], int]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    # pydantic scans every installed distribution's entry points for plugins when it builds
+    # its first validator: in an environment of hundreds of packages that is a large share
+    # of a pre-commit call, and fp8lint's own records have no use for plugins (issue 23).
+    # A value the user set is kept.
+    os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
     for stream in (sys.stdout, sys.stderr):  # file names need not be valid UTF-8
         reconfigure = getattr(stream, "reconfigure", None)
         if reconfigure is not None:
