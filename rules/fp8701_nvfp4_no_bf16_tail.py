@@ -18,9 +18,15 @@ from typing import Any
 
 from fp8lint.diagnostics import Severity
 from fp8lint.model import Fp8Site, Recipe
-from fp8lint.rule import Example, Finding, Option, Rule, planned_tokens, term, where
-
-LONG_PRETRAINING_TOKENS = 10**11
+from fp8lint.rule import (
+    Example,
+    Finding,
+    Rule,
+    long_fp4_pretraining,
+    min_tokens_option,
+    term,
+    where,
+)
 
 _NVFP4 = "MODEL_ARGS:\n  --fp4-format: e2m1\n  --fp4-recipe: nvfp4\n  --num-layers: 32\n"
 _LONG = "  --train-iters: 500000\n  --global-batch-size: 1024\n  --seq-length: 8192\n"
@@ -35,14 +41,7 @@ class Nvfp4NoBf16Tail(Rule):
         "override"
     )
     summary = "NVFP4 pre-training with no BF16 layers at the end (none, or at the start only)"
-    options = (
-        Option(
-            "min-tokens",
-            int,
-            LONG_PRETRAINING_TOKENS,
-            "planned tokens (steps x global batch x sequence) from which a run is long",
-        ),
-    )
+    options = (min_tokens_option(),)
     valid = (
         Example(
             "tail.yaml",
@@ -80,18 +79,10 @@ class Nvfp4NoBf16Tail(Rule):
             return
         yield Finding(
             span=span,
-            severity=self._severity(site, int(options.get("min-tokens", LONG_PRETRAINING_TOKENS))),
+            severity=Severity.WARNING if long_fp4_pretraining(site, options) else Severity.INFO,
             message=message,
             note=(
                 "the NVFP4 recipe keeps about the last 15% of blocks in BF16; with none, or "
                 "only the first, pre-training diverged (arXiv 2509.25149, §4.1, App. E.2)"
             ),
         )
-
-    @staticmethod
-    def _severity(site: Fp8Site, min_tokens: int) -> Severity:
-        """Warning only for a run known to be a long pre-training with an FP4 backward."""
-        if site.fine_tune.value is True or site.backward_override.value:
-            return Severity.INFO
-        tokens = planned_tokens(site)
-        return Severity.WARNING if tokens is not None and tokens >= min_tokens else Severity.INFO

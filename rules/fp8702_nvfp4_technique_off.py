@@ -20,9 +20,15 @@ from typing import Any
 
 from fp8lint.diagnostics import Severity
 from fp8lint.model import Fp8Site, Recipe, Setting
-from fp8lint.rule import Example, Finding, Option, Rule, planned_tokens, term, where
-
-LONG_PRETRAINING_TOKENS = 10**11
+from fp8lint.rule import (
+    Example,
+    Finding,
+    Rule,
+    long_fp4_pretraining,
+    min_tokens_option,
+    term,
+    where,
+)
 
 # model field -> the technique it switches off, in TE's order
 TECHNIQUES = (
@@ -56,14 +62,7 @@ class Nvfp4TechniqueOff(Rule):
         "override"
     )
     summary = "NVFP4 training with RHT, stochastic rounding or 2D weight scaling switched off"
-    options = (
-        Option(
-            "min-tokens",
-            int,
-            LONG_PRETRAINING_TOKENS,
-            "planned tokens (steps x global batch x sequence) from which a run is long",
-        ),
-    )
+    options = (min_tokens_option(),)
     valid = (
         Example("run.sh", "#!/bin/bash\n" + _LAUNCH),
         Example("on.sh", "#!/bin/bash\nexport NVTE_NVFP4_DISABLE_RHT=0\n" + _LAUNCH),
@@ -94,20 +93,10 @@ class Nvfp4TechniqueOff(Rule):
         more = f" and {len(off) - 1} more" if len(off) > 1 else ""
         yield Finding(
             span=where(first, site),
-            severity=self._severity(site, int(options.get("min-tokens", LONG_PRETRAINING_TOKENS))),
+            severity=Severity.WARNING if long_fp4_pretraining(site, options) else Severity.INFO,
             message=f"NVFP4 with {listed} off: {shown}{more}",
             note=(
                 "NVFP4's recipe uses RHT on Wgrad inputs, stochastic rounding on gradients and "
                 "2D weight scales; removing any one worsened a 12B run (arXiv 2509.25149, Fig. 4)"
             ),
         )
-
-    @staticmethod
-    def _severity(site: Fp8Site, min_tokens: int) -> Severity:
-        """Warning only for a run known to be a long pre-training with an FP4 backward."""
-        override = site.backward_override
-        unread = override.written and not override.known  # it may be an override
-        if site.fine_tune.value is True or override.value or unread:
-            return Severity.INFO
-        tokens = planned_tokens(site)
-        return Severity.WARNING if tokens is not None and tokens >= min_tokens else Severity.INFO

@@ -268,6 +268,32 @@ def planned_tokens(site: Fp8Site) -> int | None:
     return steps * batch * seq if steps and batch and seq else None
 
 
+# the NVFP4 pre-training recipe's own scale (arXiv 2509.25149: 12B on 10T tokens diverged
+# without its techniques; fp4-evidence §6): from here a planned run is "long"
+LONG_PRETRAINING_TOKENS = 10**11
+
+
+def min_tokens_option() -> Option:
+    """The `min-tokens` option of the rules whose finding is a warning only on a long run."""
+    return Option(
+        "min-tokens",
+        int,
+        LONG_PRETRAINING_TOKENS,
+        "planned tokens (steps x global batch x sequence) from which a run is long",
+    )
+
+
+def long_fp4_pretraining(site: Fp8Site, options: Mapping[str, Any]) -> bool:
+    """Whether `site` is known to be a long pre-training run with an FP4 backward: planned
+    tokens at least `min-tokens`, not a fine-tune, and no backward override (one written but
+    unreadable may be one)."""
+    override = site.backward_override
+    if site.fine_tune.value is True or override.value or (override.written and not override.known):
+        return False
+    tokens = planned_tokens(site)
+    return tokens is not None and tokens >= int(options.get("min-tokens", LONG_PRETRAINING_TOKENS))
+
+
 # GPU names a file may write, by the compute capability TE's recipe gates test
 # (`pytorch/quantization.py` L150-212 at NVIDIA/TransformerEngine@d0067d0da: MXFP8 and NVFP4
 # need SM 10.x; SM 12.x is refused for MXFP8 and not listed for NVFP4 training)

@@ -25,6 +25,7 @@ from pydantic.json_schema import SkipJsonSchema
 
 from fp8lint.frameworks.shared.nvte_env import NVTE_ENV
 from fp8lint.frameworks.shared.tc_surface import TransformerConfigFp8, section
+from fp8lint.frameworks.shared.transformer_config import PARALLEL_KEYS
 
 
 class NemoRlMegatronConfig(TransformerConfigFp8):
@@ -44,12 +45,7 @@ MEGATRON_KEYS = (
     "first_last_layers_bf16",
     "num_layers_at_start_in_bf16",
     "num_layers_at_end_in_bf16",
-    "tensor_model_parallel_size",
-    "pipeline_model_parallel_size",
-    "context_parallel_size",
-    "expert_model_parallel_size",
-    "expert_tensor_parallel_size",
-    "sequence_parallel",
+    *PARALLEL_KEYS,
 )
 _OPEN = ConfigDict(defer_build=True, extra="allow")
 
