@@ -402,6 +402,9 @@ def test_the_action_lints_every_changed_kind_and_reviews(
     assert any("<!-- fp8lint:summary -->" in c["body"] for c in gh.issue_comments)
     assert run.summary.startswith("**fp8lint**: 4 files checked, "), run.summary
     assert "| FP8202 | " in run.summary
+    # the cache (its configuration memo too) lives under $RUNNER_TEMP, not in the checkout
+    assert not (repo / ".fp8lint_cache").exists()
+    assert (run.runner_temp / "fp8lint-cache" / "home" / "fp8lint" / "key").is_file()
 
 
 def forge_no_findings(entries: Path, key_file: Path) -> int:
