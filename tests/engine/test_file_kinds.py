@@ -6,6 +6,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+import pytest
+
 from fp8lint.documents import is_shell_script, kind_for
 from fp8lint.engine.files import file_kind
 
@@ -74,3 +76,21 @@ def test_stdin_with_an_extensionless_name_is_read_by_its_shebang(tmp_path: Path)
         )
         assert ("FP8104" in r.stdout) is read, (name, r.stdout, r.stderr)
         assert ("not checked" in r.stderr) is not read, (name, r.stderr)
+
+
+def test_walk_passes_over_what_the_directory_walk_skips(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from fp8lint.engine.files import walk_passes_over
+
+    (tmp_path / "env1").mkdir()
+    (tmp_path / "env1" / "pyvenv.cfg").write_text("home = /usr\n")
+    monkeypatch.chdir(tmp_path)
+    assert walk_passes_over(".github/actions/copy/train.sh")
+    assert walk_passes_over("configs/.hidden/a.yaml")
+    assert walk_passes_over("configs/.a.yaml")
+    assert walk_passes_over("node_modules/x/a.json")
+    assert walk_passes_over("env1/lib/a.yaml")  # a venv, known by its pyvenv.cfg
+    assert not walk_passes_over("configs/a.yaml")
+    assert not walk_passes_over("./configs/a.yaml")
+    assert not walk_passes_over("a.yaml")

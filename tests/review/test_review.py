@@ -238,10 +238,14 @@ def test_action_yml() -> None:
     steps = action["runs"]["steps"]
     assert all("shell" in s for s in steps if "run" in s)
     install = next(s for s in steps if s["name"] == "Install fp8lint")
-    assert install["run"] == 'python3 -m pip install --quiet "$GITHUB_ACTION_PATH"'
+    # a venv of its own, not the runner's Python (no PEP 668 override)
+    assert install["run"].startswith('venv="$RUNNER_TEMP/fp8lint-venv"\npython3 -m venv "$venv"\n')
+    pip = '"$bin/python" -m pip install --quiet --no-compile "$GITHUB_ACTION_PATH"'
+    assert pip in install["run"]
+    assert "PIP_BREAK_SYSTEM_PACKAGES" not in json.dumps(install)
     text = json.dumps(steps)
     assert "github/codeql-action/upload-sarif@v3" in text
-    assert "fp8lint review" in text and "--output-format github" in text
+    assert '\\"$FP8LINT\\" review' in text and "--output-format github" in text
     assert "${{ github.token }}" in text and "setup-python" not in text
 
 

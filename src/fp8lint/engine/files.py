@@ -194,6 +194,23 @@ def _walk(
         stack.extend(reversed(folders))
 
 
+def walk_passes_over(path: str) -> bool:
+    """Whether a walk of the working directory would leave out the file `path` (relative to
+    it) for where it lies: a hidden name, or a hidden, skipped or venv folder on the way, as
+    `_walk` judges them (the review bot's changed files, which come from the API)."""
+    parts = os.path.normpath(path).split(os.sep)
+    if os.path.isabs(path) or parts[0] == os.pardir:
+        return False
+    folder = ""
+    for name in parts[:-1]:
+        folder = os.path.join(folder, name)
+        if name.startswith(".") or name in SKIP_DIRS:
+            return True
+        if os.path.exists(os.path.join(folder, "pyvenv.cfg")):
+            return True
+    return parts[-1].startswith(".")
+
+
 def _is_link(entry: os.DirEntry[str]) -> bool:
     try:
         return entry.is_symlink()

@@ -183,7 +183,7 @@ def lint_changed(paths: Iterable[str]) -> tuple[list[Diagnostic], dict[str, str]
     """Findings in the changed files that exist here, and the texts they refer to."""
     from fp8lint.engine import FileProblem, read_file, run
     from fp8lint.engine.config import Resolver
-    from fp8lint.engine.files import file_kind
+    from fp8lint.engine.files import file_kind, walk_passes_over
     from fp8lint.settings import RunSettings
 
     here = os.path.realpath(".")
@@ -191,6 +191,7 @@ def lint_changed(paths: Iterable[str]) -> tuple[list[Diagnostic], dict[str, str]
         p
         for p in paths
         if os.path.isfile(p)
+        and not walk_passes_over(p)  # a vendored `.github/actions/...` copy, as `check .`
         and file_kind(p) is not None
         # a link out of the checkout must not put another file's lines into a comment
         and os.path.commonpath([here, os.path.realpath(p)]) == here
