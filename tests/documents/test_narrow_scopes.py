@@ -16,6 +16,7 @@ from fp8lint.documents.text import SourceFile
 
 BINDINGS = textwrap.dedent(
     """\
+    import pytest
     import transformer_engine.pytorch as te
     import torch.distributed
     from transformer_engine.common import recipe
@@ -142,6 +143,13 @@ BINDINGS = textwrap.dedent(
         return recursive(n - 1) if n else uses
 
 
+    @pytest.mark.parametrize("fmt", [Format.E4M3, Format.HYBRID])
+    def test_decorated(fmt, recipe=DS(), *, te: te.Recipe = None):
+        return fmt, recipe, te, twice
+
+
+    handler = lambda DS=DS, *rest: (DS, rest, Format)
+    squares = [loop_var for loop_var in range(3) if DS and recipe]
     r = DS()
     r.margin = 2
     """
@@ -159,8 +167,13 @@ def _names(module: cst.Module) -> list[cst.CSTNode]:
     return out
 
 
+@pytest.mark.parametrize("small", [0, 10_000], ids=["cut-per-name", "whole-functions"])
 @pytest.mark.parametrize("relevant", [None, py.re.compile("DelayedScaling|autocast")])
-def test_every_name_gets_the_whole_module_answer(relevant: object) -> None:
+def test_every_name_gets_the_whole_module_answer(
+    relevant: object, small: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(py, "_SMALL_UNIT", small)  # both ways a function is analysed
+
     def check() -> int:
         doc = py.parse(SourceFile("recipe.py", BINDINGS), relevant)  # type: ignore[arg-type]
         whole = MetadataWrapper(doc.module, unsafe_skip_copy=True).resolve(ScopeProvider)

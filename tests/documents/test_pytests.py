@@ -67,6 +67,14 @@ def test_every_line_gets_the_whole_file_answer() -> None:
         assert pytests.within(at_tests, line) == pytests.within(tests, line), line
 
 
+def test_a_line_of_a_decorator_is_read_from_the_parsed_module() -> None:
+    line = SOURCE.splitlines().index('@pytest.mark.parametrize("m", [0, 1])') + 1
+    _, tests = pytests.test_ranges(SOURCE)
+    found = _ranges_at(SOURCE, [line])
+    assert found is not None  # no second parse of the file
+    assert pytests.within(found[1], line) == pytests.within(tests, line)
+
+
 def test_only_the_statements_holding_the_lines_are_located() -> None:
     line = SOURCE.splitlines().index("    return DelayedScaling(margin=5)") + 1
     module = py.deep(lambda: py.parse(SourceFile("tests/test_x.py", SOURCE), RELEVANT))

@@ -114,6 +114,8 @@ class Facts:
     # whose body holds each name and attribute
     units: list[tuple[cst.FunctionDef, int]] = field(default_factory=list)
     unit_of: dict[int, int] = field(default_factory=dict)
+    unit_names: list[int] = field(default_factory=list)  # how many names each unit holds
+    module_use: set[int] = field(default_factory=set)  # names and attributes outside bodies
     # (unit, name) -> the statements holding it inside the unit's body: for each use, the
     # ids of the statements around it, outermost first
     mentions: dict[tuple[int, str], list[tuple[int, ...]]] = field(default_factory=dict)
@@ -159,8 +161,11 @@ def collect(module: cst.Module) -> Facts:
         kind = type(node)
         if part is not None and kind in _STATEMENTS:
             part = (*part, id(node))
-        if unit >= 0 and (kind is cst.Name or kind is cst.Attribute):
-            _note_use(facts, node, unit, part)
+        if kind is cst.Name or kind is cst.Attribute:
+            if unit >= 0:
+                _note_use(facts, node, unit, part)
+            elif not inner:
+                facts.module_use.add(id(node))
         if kind is cst.Call:
             assert isinstance(node, cst.Call)
             func = node.func
@@ -217,12 +222,16 @@ def collect(module: cst.Module) -> Facts:
             continue
         found = children(node)
         found.reverse()
-        if kind in _SCOPES:  # its body (not its decorators, defaults or bases) is inside it
+        if kind is cst.Param:  # its name is its function's, its default and annotation not
+            name_node = node.name  # type: ignore[attr-defined]
+            stack.extend((c, top, inner or c is name_node, unit, part) for c in found)
+        elif kind in _SCOPES:  # its body (not its decorators, defaults or bases) is inside it
             body = node.body  # type: ignore[attr-defined]
             sub, sub_part = unit, part
             if kind is cst.FunctionDef and unit < 0:
                 sub, sub_part = len(facts.units), ()
                 facts.units.append((node, top))  # type: ignore[arg-type]
+                facts.unit_names.append(0)
             stack.extend(
                 (child, top, True, sub, sub_part)
                 if child is body
@@ -236,6 +245,7 @@ def collect(module: cst.Module) -> Facts:
 
 def _note_use(facts: Facts, node: cst.CSTNode, unit: int, part: tuple[int, ...] | None) -> None:
     facts.unit_of[id(node)] = unit
+    facts.unit_names[unit] += 1
     if part is not None and isinstance(node, cst.Name):
         held = facts.mentions.get((unit, node.value))
         if held is None:

@@ -124,6 +124,9 @@ def parse(file: SourceFile, relevant: re.Pattern[str] | None = None) -> PyModule
     return found
 
 
+_SMALL_UNIT = 300  # names in a function analysed whole rather than once per name
+
+
 def _only(node: cst.CSTNode, keep: set[int], made: dict[int, cst.CSTNode]) -> cst.CSTNode:
     """`node` with the statements of its blocks (at any depth) cut to those in `keep`, an
     emptied block holding `...`: a statement that does not hold a name binds none, so the
@@ -259,6 +262,7 @@ class PyModule(Located):
         self._inner: set[str] | None = None
         self._imports: tuple[Scope | None] | None = None
         self._by_scope: dict[tuple[Any, ...], Mapping[cst.CSTNode, Scope | None]] = {}
+        self._globals: dict[str, tuple[Scope | None]] = {}
         # the scan of the file and the ranges of it left out of `text`
         self.left_out: tuple[Shape, list[tuple[int, int]]] = (Shape(), [])
 
@@ -338,6 +342,8 @@ class PyModule(Located):
             and not (name in facts.bound or name in facts.defined or name in self._inner_imports())
         ):
             return self._imports_scope()
+        if id(node) in facts.module_use:  # seen from the global scope
+            return self._global_scope(name, imported, defs)
         top = facts.statement.get(id(node))
         if top is None:
             return None
@@ -367,43 +373,77 @@ class PyModule(Located):
             self._imports = (wrapper.resolve(ScopeProvider).get(wrapper.module),)
         return self._imports[0]
 
+    def _global_scope(self, name: str, imports: bool, defs: tuple[int, ...]) -> Scope | None:
+        """For a use outside every body: the global scope of a module of the imports and
+        top-level definitions (as signatures) that bind `name`, all its bindings there."""
+        found = self._globals.get(name)
+        if found is None:
+            parts = self._binding(name, imports, defs, None, False)
+            body = [p[2] for p in sorted(parts, key=lambda p: (p[0], p[1]))]
+            wrapper = MetadataWrapper(cst.Module(body=body), unsafe_skip_copy=True)  # type: ignore[arg-type]
+            found = self._globals[name] = (wrapper.resolve(ScopeProvider).get(wrapper.module),)
+        return found[0]
+
     def _unit_scopes(
         self, top: int, unit: int, imports: bool, defs: tuple[int, ...], name: str
     ) -> Mapping[cst.CSTNode, Scope | None]:
         """Scopes from a module of (in source order) the module's imports if `imports`, the
         top-level definitions `defs` as signatures, and the function `unit` (the top-level
-        statement `top` when -1) in place of its top-level statement, with only the
-        statements of its body that hold `name`: one without the name binds none."""
-        key = (top, unit, imports, defs, name if unit >= 0 else "")
+        statement `top` when -1) in place of its top-level statement.  For a function, only
+        the imports and the statements of its body that hold `name`: the others bind none
+        of it."""
+        facts = self.facts
+        # a small function is analysed once, whole, for every name without a top-level
+        # definition: each analysis has a fixed cost of its own
+        whole = unit >= 0 and not defs and facts.unit_names[unit] <= _SMALL_UNIT
+        key = (top, unit, imports or whole, defs, name if unit >= 0 and not whole else "")
         found = self._by_scope.get(key)
         if found is None:
-            facts = self.facts
-            module = self.module
-            held: cst.CSTNode = module.body[top]
-            if unit >= 0:
+            held: cst.CSTNode = self.module.body[top]
+            if whole:
+                held = facts.units[unit][0]
+            elif unit >= 0:
                 function = facts.units[unit][0]
                 keep = {i for chain in facts.mentions.get((unit, name), ()) for i in chain}
                 held = _only(function, keep, self._stubbed)
-            parts: list[tuple[int, int, cst.CSTNode]] = [(top, 1, held)]
-            if imports:
-                parts += [
-                    (facts.statement[id(x)], 0, cst.SimpleStatementLine(body=[x]))
-                    for x in facts.module_imports
-                ]
-            stub = cst.IndentedBlock(
-                body=[cst.SimpleStatementLine(body=[cst.Expr(cst.Ellipsis())])]
-            )
-            for index in defs:
-                if module.body[index] is not self._stubbed.get(id(held), held):  # held whole
-                    full = module.body[index]
-                    short = full.with_changes(body=stub)
-                    self._stubbed[id(short)] = full
-                    parts.append((index, 0, short))
-            parts.sort(key=lambda p: (p[0], p[1]))
-            body = [p[2] for p in parts]
+            every = unit < 0 or whole
+            parts = [(top, 1, held), *self._binding(name, imports or whole, defs, held, every)]
+            body = [p[2] for p in sorted(parts, key=lambda p: (p[0], p[1]))]
             wrapper = MetadataWrapper(cst.Module(body=body), unsafe_skip_copy=True)  # type: ignore[arg-type]
             found = self._by_scope[key] = wrapper.resolve(ScopeProvider)
         return found
+
+    def _binding(
+        self,
+        name: str,
+        imports: bool,
+        defs: tuple[int, ...],
+        held: cst.CSTNode | None,
+        every_import: bool,
+    ) -> list[tuple[int, int, cst.CSTNode]]:
+        """(top-level index, 0, statement): the module's imports that bind `name` (all of
+        them with `every_import`), and its top-level definitions of it as signatures, but
+        the one `held` stands for (kept whole)."""
+        facts = self.facts
+        parts: list[tuple[int, int, cst.CSTNode]] = []
+        if imports:
+            parts += [
+                (facts.statement[id(x)], 0, cst.SimpleStatementLine(body=[x]))
+                for x in facts.module_imports
+                if every_import
+                or (
+                    not isinstance(x.names, cst.ImportStar)
+                    and any(bound_by(alias) == name for alias in x.names)
+                )
+            ]
+        original = None if held is None else self._stubbed.get(id(held), held)
+        for index in defs:
+            full = self.module.body[index]
+            if full is not original:
+                short = full.with_changes(body=_stub())
+                self._stubbed[id(short)] = full
+                parts.append((index, 0, short))
+        return parts
 
     def imported_names(self, node: cst.CSTNode) -> tuple[str, ...]:
         """The dotted names `node` (a name or attribute chain) has through the file's imports,
