@@ -39,6 +39,7 @@ import libcst as cst
 from libcst.helpers import get_full_name_for_node
 from libcst.metadata import MetadataWrapper, QualifiedNameSource, ScopeProvider
 
+from fp8lint.documents.pycut import only_holding, signature_body
 from fp8lint.documents.pydeep import deep as deep
 from fp8lint.documents.pyedit import Change as Change
 from fp8lint.documents.pyedit import Rewrite as Rewrite
@@ -125,50 +126,6 @@ def parse(file: SourceFile, relevant: re.Pattern[str] | None = None) -> PyModule
 
 
 _SMALL_UNIT = 300  # names in a function analysed whole rather than once per name
-
-
-def _only(node: cst.CSTNode, keep: set[int], made: dict[int, cst.CSTNode]) -> cst.CSTNode:
-    """`node` with the statements of its blocks (at any depth) cut to those in `keep`, an
-    emptied block holding `...`: a statement that does not hold a name binds none, so the
-    scopes of that name are the same (every statement around a use of it is kept).  Each
-    definition made anew is noted in `made` (its id -> the original)."""
-    changes: dict[str, Any] = {}
-    for name in _block_fields(type(node)):
-        value = getattr(node, name)
-        if isinstance(value, cst.IndentedBlock):  # a one-line suite stays whole
-            body = [_only(x, keep, made) for x in value.body if id(x) in keep]
-            changes[name] = value.with_changes(body=body) if body else _stub()
-        elif isinstance(value, cst.CSTNode) and not isinstance(value, cst.BaseExpression):
-            changes[name] = _only(value, keep, made)  # `else:`, `finally:`, `elif`
-        elif isinstance(value, (list, tuple)) and value and isinstance(value[0], _CLAUSES):
-            changes[name] = [_only(x, keep, made) for x in value]  # `except`, `case`
-    if not changes:
-        return node
-    out = node.with_changes(**changes)
-    if isinstance(node, (cst.FunctionDef, cst.ClassDef)):
-        made[id(out)] = node
-    return out
-
-
-_CLAUSES = (cst.ExceptHandler, cst.ExceptStarHandler, cst.MatchCase)
-
-
-def _block_fields(kind: type) -> tuple[str, ...]:
-    from dataclasses import fields
-
-    found = _BLOCKS.get(kind)
-    if found is None:
-        names = {"body", "orelse", "handlers", "finalbody", "cases"}
-        found = _BLOCKS[kind] = tuple(f.name for f in fields(kind) if f.name in names)
-    return found
-
-
-_BLOCKS: dict[type, tuple[str, ...]] = {}
-
-
-def _stub() -> cst.IndentedBlock:
-    """`...`: the body a definition is analysed with when only its signature matters."""
-    return cst.IndentedBlock(body=[cst.SimpleStatementLine(body=[cst.Expr(cst.Ellipsis())])])
 
 
 _CLAUSE = re.compile(r"(?:else|elif|except|finally)\b")
@@ -302,7 +259,7 @@ class PyModule(Located):
         A body binds nothing outside itself unless it says `global` or `nonlocal` (those
         statements stay whole); decorators, signatures and names stay, so every name the
         module binds is still bound, in the same scope, by the same kind of statement."""
-        stub = _stub()
+        stub = signature_body()
         keep = focus | self.facts.scoping
         body: list[cst.BaseStatement] = []
         for i, stmt in enumerate(self.module.body):
@@ -405,7 +362,7 @@ class PyModule(Located):
             elif unit >= 0:
                 function = facts.units[unit][0]
                 keep = {i for chain in facts.mentions.get((unit, name), ()) for i in chain}
-                held = _only(function, keep, self._stubbed)
+                held = only_holding(function, keep, self._stubbed)
             every = unit < 0 or whole
             parts = [(top, 1, held), *self._binding(name, imports or whole, defs, held, every)]
             body = [p[2] for p in sorted(parts, key=lambda p: (p[0], p[1]))]
@@ -440,7 +397,7 @@ class PyModule(Located):
         for index in defs:
             full = self.module.body[index]
             if full is not original:
-                short = full.with_changes(body=_stub())
+                short = full.with_changes(body=signature_body())
                 self._stubbed[id(short)] = full
                 parts.append((index, 0, short))
         return parts
