@@ -11,6 +11,8 @@ from typing import Any
 import libcst as cst
 from libcst.helpers import get_full_name_for_node
 
+from fp8lint.documents.pylocals import BINDING_KINDS, NESTING, UnitScope, note_binding, own_bindings
+
 # fields that hold whitespace, punctuation or comments: nothing a reader looks at
 _SKIP_FIELDS = frozenset(
     {
@@ -115,6 +117,10 @@ class Facts:
     units: list[tuple[cst.FunctionDef, int]] = field(default_factory=list)
     unit_of: dict[int, int] = field(default_factory=dict)
     unit_names: list[int] = field(default_factory=list)  # how many names each unit holds
+    # each unit's bindings (`pylocals`), and the names and attributes used directly in a
+    # unit's own scope (not inside a function, class, lambda or comprehension nested in it)
+    unit_scopes: list[UnitScope] = field(default_factory=list)
+    direct: set[int] = field(default_factory=set)
     module_use: set[int] = field(default_factory=set)  # names and attributes outside bodies
     # (unit, name) -> the statements holding it inside the unit's body: for each use, the
     # ids of the statements around it, outermost first
@@ -146,17 +152,16 @@ def collect(module: cst.Module) -> Facts:
     """One iterative walk (deep trees cannot overflow the stack here)."""
     facts = Facts()
     skip: set[int] = set()
-    stack: list[tuple[cst.CSTNode, int, bool, int, tuple[int, ...] | None]] = [
-        (s, i, False, -1, None) for i, s in enumerate(module.body)
+    stack: list[tuple[cst.CSTNode, int, bool, int, tuple[int, ...] | None, bool]] = [
+        (s, i, False, -1, None, False) for i, s in enumerate(module.body)
     ]
     stack.reverse()
-    calls = facts.calls
     statement = facts.statement
-    count = 0
     while stack:
         # inner: inside a function, class or lambda body; unit: the `units` index, or -1;
-        # part: inside a unit's body, the ids of the statements around the node there
-        node, top, inner, unit, part = stack.pop()
+        # part: inside a unit's body, the ids of the statements around the node there;
+        # nested: inside a function, class, lambda or comprehension nested in the unit
+        node, top, inner, unit, part, nested = stack.pop()
         statement[id(node)] = top
         kind = type(node)
         if part is not None and kind in _STATEMENTS:
@@ -164,83 +169,107 @@ def collect(module: cst.Module) -> Facts:
         if kind is cst.Name or kind is cst.Attribute:
             if unit >= 0:
                 _note_use(facts, node, unit, part)
+                if not nested:
+                    facts.direct.add(id(node))
             elif not inner:
                 facts.module_use.add(id(node))
-        if kind is cst.Call:
-            assert isinstance(node, cst.Call)
-            func = node.func
-            name = (
-                func.value
-                if isinstance(func, cst.Name)
-                else func.attr.value
-                if isinstance(func, cst.Attribute)
-                else None
-            )
-            if name is not None:
-                calls.setdefault(name, []).append(node)
-                facts.order[id(node)] = count
-                count += 1
-        elif kind in (cst.SimpleString, cst.ConcatenatedString):
-            if id(node) not in skip:
-                facts.strings.append(node)  # type: ignore[arg-type]
-            if kind is cst.ConcatenatedString:
-                assert isinstance(node, cst.ConcatenatedString)
-                skip.add(id(node.left))
-                skip.add(id(node.right))
-        elif kind in _NAMING_NOTHING:
-            _skip_strings(node, kind, skip)
-        elif kind in _BINDING:
-            _bind_statement(facts, node, kind, inner)
-        elif kind in (cst.FunctionDef, cst.ClassDef):
-            name = node.name.value  # type: ignore[attr-defined]
-            facts.defined.add(name)
-            if node is module.body[top]:
-                facts.module_defined.setdefault(name, []).append(top)
-            elif not inner:
-                facts.module_bound.add(name)
-        elif kind in (cst.Global, cst.Nonlocal):
-            facts.scoping.add(top)
-            names = {n.name.value for n in node.names}  # type: ignore[attr-defined]
-            facts.bound.update(names)
-            if kind is cst.Global:
-                facts.declared_global.update(names)
-        elif kind in _NAMED:  # a parameter binds in its function, whatever holds it
-            _bind_names(facts, getattr(node, _NAMED[kind]), inner or kind is cst.Param)
-        elif kind is cst.ImportFrom:
-            assert isinstance(node, cst.ImportFrom)
-            _note_import(facts, node, inner, unit, part)
-            if isinstance(node.names, cst.ImportStar):
-                module_name = get_full_name_for_node(node.module) if node.module else ""
-                facts.star_modules.append("." * len(node.relative) + (module_name or ""))
-            else:
-                _aliases(facts, node.names)
-            continue
-        elif kind is cst.Import:
-            assert isinstance(node, cst.Import)
-            _note_import(facts, node, inner, unit, part)
-            _aliases(facts, node.names)
+        elif unit >= 0 and kind in BINDING_KINDS:
+            note_binding(facts.unit_scopes[unit], node, kind, part[-1] if part else -1, nested)
+        if kind in _RECORDED and _record(facts, node, kind, top, inner, unit, part, skip, module):
             continue
         found = children(node)
         found.reverse()
         if kind is cst.Param:  # its name is its function's, its default and annotation not
             name_node = node.name  # type: ignore[attr-defined]
-            stack.extend((c, top, inner or c is name_node, unit, part) for c in found)
+            stack.extend((c, top, inner or c is name_node, unit, part, nested) for c in found)
         elif kind in _SCOPES:  # its body (not its decorators, defaults or bases) is inside it
             body = node.body  # type: ignore[attr-defined]
-            sub, sub_part = unit, part
+            sub, sub_part, deeper = unit, part, unit >= 0
             if kind is cst.FunctionDef and unit < 0:
                 sub, sub_part = len(facts.units), ()
                 facts.units.append((node, top))  # type: ignore[arg-type]
                 facts.unit_names.append(0)
+                facts.unit_scopes.append(UnitScope())
+                own_bindings(node, facts.unit_scopes[-1])  # type: ignore[arg-type]
             stack.extend(
-                (child, top, True, sub, sub_part)
+                (child, top, True, sub, sub_part, deeper)
                 if child is body
-                else (child, top, inner, unit, part)
+                else (child, top, inner, unit, part, deeper)
                 for child in found
             )
         else:
-            stack.extend((child, top, inner, unit, part) for child in found)
+            deeper = nested or (unit >= 0 and kind in NESTING)
+            stack.extend((child, top, inner, unit, part, deeper) for child in found)
     return facts
+
+
+def _record(
+    facts: Facts,
+    node: cst.CSTNode,
+    kind: type,
+    top: int,
+    inner: bool,
+    unit: int,
+    part: tuple[int, ...] | None,
+    skip: set[int],
+    module: cst.Module,
+) -> bool:
+    """What one node of a kind in `_RECORDED` adds to `facts`; True when the walk does not
+    enter it (an import)."""
+    if kind is cst.Call:
+        assert isinstance(node, cst.Call)
+        func = node.func
+        name = (
+            func.value
+            if isinstance(func, cst.Name)
+            else func.attr.value
+            if isinstance(func, cst.Attribute)
+            else None
+        )
+        if name is not None:
+            facts.calls.setdefault(name, []).append(node)
+            facts.order[id(node)] = len(facts.order)
+    elif kind in (cst.SimpleString, cst.ConcatenatedString):
+        if id(node) not in skip:
+            facts.strings.append(node)  # type: ignore[arg-type]
+        if kind is cst.ConcatenatedString:
+            assert isinstance(node, cst.ConcatenatedString)
+            skip.add(id(node.left))
+            skip.add(id(node.right))
+    elif kind in _NAMING_NOTHING:
+        _skip_strings(node, kind, skip)
+    elif kind in _BINDING:
+        _bind_statement(facts, node, kind, inner)
+    elif kind in (cst.FunctionDef, cst.ClassDef):
+        name = node.name.value  # type: ignore[attr-defined]
+        facts.defined.add(name)
+        if node is module.body[top]:
+            facts.module_defined.setdefault(name, []).append(top)
+        elif not inner:
+            facts.module_bound.add(name)
+    elif kind in (cst.Global, cst.Nonlocal):
+        facts.scoping.add(top)
+        names = {n.name.value for n in node.names}  # type: ignore[attr-defined]
+        facts.bound.update(names)
+        if kind is cst.Global:
+            facts.declared_global.update(names)
+    elif kind in _NAMED:  # a parameter binds in its function, whatever holds it
+        _bind_names(facts, getattr(node, _NAMED[kind]), inner or kind is cst.Param)
+    elif kind is cst.ImportFrom:
+        assert isinstance(node, cst.ImportFrom)
+        _note_import(facts, node, inner, unit, part)
+        if isinstance(node.names, cst.ImportStar):
+            module_name = get_full_name_for_node(node.module) if node.module else ""
+            facts.star_modules.append("." * len(node.relative) + (module_name or ""))
+        else:
+            _aliases(facts, node.names)
+        return True
+    elif kind is cst.Import:
+        assert isinstance(node, cst.Import)
+        _note_import(facts, node, inner, unit, part)
+        _aliases(facts, node.names)
+        return True
+    return False
 
 
 def _note_use(facts: Facts, node: cst.CSTNode, unit: int, part: tuple[int, ...] | None) -> None:
@@ -268,6 +297,23 @@ _STATEMENTS = frozenset(
     }
 )
 _SCOPES = frozenset({cst.FunctionDef, cst.ClassDef, cst.Lambda})
+# the kinds `_record` reads
+_RECORDED = frozenset(
+    {
+        cst.Call,
+        cst.SimpleString,
+        cst.ConcatenatedString,
+        cst.FunctionDef,
+        cst.ClassDef,
+        cst.Global,
+        cst.Nonlocal,
+        cst.ImportFrom,
+        cst.Import,
+        *_NAMING_NOTHING,
+        *_BINDING,
+        *_NAMED,
+    }
+)
 
 
 def _note_import(
@@ -278,6 +324,8 @@ def _note_import(
     part: tuple[int, ...] | None,
 ) -> None:
     facts.imports.append(node)
+    if unit >= 0 and not isinstance(node.names, cst.ImportStar):
+        facts.unit_scopes[unit].mark([bound_by(alias) for alias in node.names])
     if part is not None and not isinstance(node.names, cst.ImportStar):
         for alias in node.names:  # the names it binds, which the walk does not enter
             facts.mentions.setdefault((unit, bound_by(alias)), []).append(part)
@@ -322,17 +370,24 @@ def _skip_strings(node: cst.CSTNode, kind: type, skip: set[int]) -> None:
 
 def _bind_names(facts: Facts, target: cst.CSTNode | None, inner: bool) -> None:
     """Every name inside a binding target into `facts.bound`, and into `module_bound` outside
-    every body (`a` of `a.b = 1` too, and a comprehension's target: more than libcst binds
-    there, never less)."""
+    every body (a comprehension's target too: more than libcst binds there, never less)."""
+    names = _target_names(target)
+    facts.bound |= names
+    if not inner:
+        facts.module_bound |= names
+
+
+def _target_names(target: cst.CSTNode | None) -> set[str]:
+    """Every name inside a binding target (`a` of `a.b = 1` too: more than it binds)."""
+    out: set[str] = set()
     stack = [target] if target is not None else []
     while stack:
         node = stack.pop()
         if isinstance(node, cst.Name):
-            facts.bound.add(node.value)
-            if not inner:
-                facts.module_bound.add(node.value)
+            out.add(node.value)
         else:
             stack.extend(children(node))
+    return out
 
 
 def _bind_statement(facts: Facts, node: cst.CSTNode, kind: type, inner: bool) -> None:

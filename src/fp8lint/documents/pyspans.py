@@ -1,9 +1,9 @@
 """Where a parsed module's nodes are written in the file, and the nodes found again from a
 span for a fix: the half of `python.PyModule` that maps libcst's positions onto the file.
 
-`PositionProvider` runs per top-level statement, for the statements that hold a span (a pass
-over the whole module when the scan could not line the statements up, or once many
-statements hold one)."""
+Positions (`pypositions`: libcst's code generation, noting offsets) are made per top-level
+statement, for the statements that hold a span (one pass over the whole module when the scan
+could not line the statements up, or once many statements hold one)."""
 
 from __future__ import annotations
 
@@ -11,10 +11,11 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 import libcst as cst
-from libcst.metadata import CodePosition, CodeRange, MetadataWrapper, PositionProvider
+from libcst.metadata import CodeRange, MetadataWrapper
 
 from fp8lint.documents.pyedit import minimal_edit
 from fp8lint.documents.pyfacts import children
+from fp8lint.documents.pypositions import Ranges, positions
 from fp8lint.documents.pyscan import LINE_BREAK
 from fp8lint.documents.tree import Pos
 
@@ -56,15 +57,15 @@ class Located:
 
     # -- positions ---------------------------------------------------------------------------
     def _position_map(self) -> Mapping[cst.CSTNode, CodeRange]:
-        """Every node's range, from one `PositionProvider` pass over the whole module."""
+        """Every node's range, from one positions pass over the whole module."""
         if self._positions is None:
-            self._positions = self._metadata().resolve(PositionProvider)
+            self._positions = positions(self.module)
         return self._positions
 
     def _statement_positions(self, index: int) -> Mapping[cst.CSTNode, CodeRange]:
-        """The ranges of the nodes of top-level statement `index`, from a `PositionProvider`
-        pass over that statement alone (a module of its own, moved to its first line):
-        positions cost a pass over the code, so only statements that hold a span pay it."""
+        """The ranges of the nodes of top-level statement `index`, from a positions pass
+        over that statement alone (a module of its own, moved to its first line): positions
+        cost a pass over the code, so only statements that hold a span pay it."""
         found = self._by_statement.get(index)
         if found is None:
             assert self.statement_lines is not None
@@ -76,16 +77,11 @@ class Located:
                 default_indent=module.default_indent,
                 default_newline=module.default_newline,
             )
-            shift = self.statement_lines[index] - 1
-            ranges = MetadataWrapper(single, unsafe_skip_copy=True).resolve(PositionProvider)
-            found = {
-                node: CodeRange(
-                    CodePosition(r.start.line + shift, r.start.column),
-                    CodePosition(r.end.line + shift, r.end.column),
-                )
-                for node, r in ranges.items()
-            }
-            found[stmt] = found.pop(alone)
+            found = positions(single, self.statement_lines[index] - 1)
+            if isinstance(found, Ranges):
+                found.rename(alone, stmt)
+            else:
+                found = {**found, stmt: found[alone]}
             self._by_statement[index] = found
         return found
 

@@ -61,6 +61,7 @@ from fp8lint.documents.pyfacts import is_literal_name as is_literal_name
 from fp8lint.documents.pyfacts import last_name as last_name
 from fp8lint.documents.pyfacts import literal as literal
 from fp8lint.documents.pyfacts import short as short
+from fp8lint.documents.pylocals import FunctionLocals
 from fp8lint.documents.pyscan import DEEP as DEEP
 from fp8lint.documents.pyscan import LINE_BREAK, WORD, blank
 from fp8lint.documents.pyscan import MAX_BOOL as MAX_BOOL
@@ -220,6 +221,7 @@ class PyModule(Located):
         self._imports: tuple[Scope | None] | None = None
         self._by_scope: dict[tuple[Any, ...], Mapping[cst.CSTNode, Scope | None]] = {}
         self._globals: dict[str, tuple[Scope | None]] = {}
+        self._function_locals: dict[int, FunctionLocals] = {}
         # the scan of the file and the ranges of it left out of `text`
         self.left_out: tuple[Shape, list[tuple[int, int]]] = (Shape(), [])
 
@@ -271,7 +273,7 @@ class PyModule(Located):
         return self.module.with_changes(body=body)
 
     # -- narrower analyses: the imports alone, or one top-level statement alone -------------
-    def _narrow_scope(self, node: cst.CSTNode) -> Scope | None:
+    def _narrow_scope(self, node: cst.CSTNode) -> Scope | FunctionLocals | None:
         """The scope libcst gives `node` (a name or attribute chain), from an analysis of
         less than the module where that gives the same answer; None when it does not.
 
@@ -281,7 +283,8 @@ class PyModule(Located):
         with them alone: the imports, those definitions as signatures, and the outermost
         function holding the use (the top-level statement, when none: a function sees its
         globals past any class around it).  Of the imports alone when nothing else binds
-        the name anywhere."""
+        the name anywhere.  Without any analysis when the function binds the name nowhere
+        (the module's answer) or only plainly in its own scope (`pylocals`)."""
         base = node
         while isinstance(base, cst.Attribute):
             base = base.value
@@ -309,7 +312,24 @@ class PyModule(Located):
             function, _ = facts.units[unit]
             if function is not self.module.body[top] and function.name.value == name:
                 unit = -1  # a method's own name, which its class binds, not the module
+            else:
+                own = facts.unit_scopes[unit]
+                if name not in own.bound:
+                    # nothing in the function binds it: every use there is the module's
+                    return self._global_scope(name, imported, defs)
+                if id(node) in facts.direct and name not in own.unsure:
+                    found = self._locals(unit)
+                    if name in found:  # bound plainly in the function's own scope
+                        return found
+                    if name not in own.own:  # bound in nested scopes only
+                        return self._global_scope(name, imported, defs)
         return self._unit_scopes(top, unit, imported, defs, name).get(node)
+
+    def _locals(self, unit: int) -> FunctionLocals:
+        found = self._function_locals.get(unit)
+        if found is None:
+            found = self._function_locals[unit] = self.facts.unit_scopes[unit].locals()
+        return found
 
     def _inner_imports(self) -> set[str]:
         """The names imports inside a function or class body bind."""

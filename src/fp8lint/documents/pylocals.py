@@ -1,0 +1,194 @@
+"""The bindings of each outermost function's own scope, collected by the facts walk, so that
+most names used in a function body are resolved without a libcst scope analysis.
+
+libcst's `ScopeProvider` costs several times the parse on a test module that builds a
+recipe in every function.  The answer it gives for a name used directly in a function's
+own scope (not inside a nested function, class, lambda or comprehension) is simple when
+only plain statements bind the name there: the parameters of that name, the names stored
+by assignments, loop targets, `with`/`except ... as`, walrus targets, and the nested
+definitions of that name, in source order.  Anything else that could change the answer
+(an import, `global`/`nonlocal`, `del`, a match capture, type parameters, a walrus in a
+nested scope, two bindings in one statement) marks the name *unsure*, and a libcst analysis
+answers for it (`documents.python`)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import libcst as cst
+
+
+@dataclass
+class UnitScope:
+    """One outermost function: every name bound anywhere inside it (`bound`), and the
+    bindings of its own scope (`own`: name -> (binding node, the statement holding it))."""
+
+    bound: set[str] = field(default_factory=set)
+    own: dict[str, list[tuple[cst.CSTNode, int]]] = field(default_factory=dict)
+    unsure: set[str] = field(default_factory=set)
+
+    def bind(self, name: str, node: cst.CSTNode, statement: int) -> None:
+        self.bound.add(name)
+        self.own.setdefault(name, []).append((node, statement))
+
+    def mark(self, names: set[str] | list[str]) -> None:
+        """Bound in a way this module does not follow: a libcst analysis answers."""
+        self.bound.update(names)
+        self.unsure.update(names)
+
+    def locals(self) -> FunctionLocals:
+        """The function's own scope, for the names bound there and not unsure."""
+        out: dict[str, tuple[LocalBinding, ...]] = {}
+        for name, found in self.own.items():
+            statements = [s for _, s in found]
+            if name in self.unsure or len(set(statements)) < len(statements):
+                continue  # two bindings in one statement: libcst may order them either way
+            out[name] = tuple(LocalBinding(node, i) for i, (node, _) in enumerate(found))
+        return FunctionLocals(out)
+
+
+def own_bindings(function: cst.FunctionDef, scope: UnitScope) -> None:
+    """A unit's own signature: its parameters bind in its scope (the Param is libcst's
+    assignment node); type parameters live in a scope of their own."""
+    params = function.params
+    every = [*params.posonly_params, *params.params, *params.kwonly_params]
+    every += [p for p in (params.star_arg, params.star_kwarg) if isinstance(p, cst.Param)]
+    for param in every:
+        scope.bind(param.name.value, param, -1)
+    if function.type_parameters is not None:
+        kinds = (cst.TypeVar, cst.TypeVarTuple, cst.ParamSpec)
+        typed = function.type_parameters.params
+        scope.mark([t.param.name.value for t in typed if isinstance(t.param, kinds)])
+
+
+def store_names(target: cst.CSTNode | None) -> list[cst.Name]:
+    """The names a target stores to, as libcst's expression contexts mark them: through
+    tuples, lists and starred elements, never into an attribute or a subscript."""
+    out: list[cst.Name] = []
+    stack = [target] if target is not None else []
+    while stack:
+        node = stack.pop()
+        if isinstance(node, cst.Name):
+            out.append(node)
+        elif isinstance(node, (cst.Tuple, cst.List)):
+            stack.extend(reversed([e.value for e in node.elements]))
+        elif isinstance(node, (cst.StarredElement, cst.Element)):
+            stack.append(node.value)
+    return out
+
+
+def note_binding(
+    scope: UnitScope, node: cst.CSTNode, kind: type, statement: int, nested: bool
+) -> None:
+    """What a binding node inside a unit binds: in the unit's own scope when not `nested`
+    (inside a nested function, class, lambda or comprehension), else only into `bound`."""
+    targets: list[cst.Name] = []
+    if kind is cst.Assign:
+        assert isinstance(node, cst.Assign)
+        for assigned in node.targets:
+            targets += store_names(assigned.target)
+    elif kind in (cst.AnnAssign, cst.AugAssign, cst.For, cst.NamedExpr, cst.CompFor):
+        targets = store_names(node.target)  # type: ignore[attr-defined]
+    elif kind is cst.WithItem or kind in _HANDLERS:
+        asname: Any = getattr(node, "asname" if kind is cst.WithItem else "name")
+        targets = store_names(asname.name) if asname is not None else []
+    elif kind in (cst.FunctionDef, cst.ClassDef):
+        name = node.name.value  # type: ignore[attr-defined]
+        if nested:
+            scope.bound.add(name)
+        else:
+            scope.bind(name, node, statement)
+        return
+    elif kind in (cst.Global, cst.Nonlocal):
+        scope.mark([n.name.value for n in node.names])  # type: ignore[attr-defined]
+        return
+    elif kind is cst.Del:  # `del x` makes `x` local to its function
+        scope.mark([n.value for n in store_names(node.target)])  # type: ignore[attr-defined]
+        return
+    elif kind in _MARKED:  # match captures, type parameters and aliases
+        value = getattr(node, _MARKED[kind])
+        scope.mark([value.value] if isinstance(value, cst.Name) else [])
+        return
+    elif kind is cst.Param:  # a nested function's or lambda's, always nested
+        scope.bound.add(node.name.value)  # type: ignore[attr-defined]
+        return
+    names = [t.value for t in targets]
+    if nested:
+        scope.bound.update(names)
+        if kind is cst.NamedExpr:  # a walrus in a comprehension binds in the function
+            scope.mark(names)
+    else:
+        for t in targets:
+            scope.bind(t.value, t, statement)
+
+
+_HANDLERS = (cst.ExceptHandler, cst.ExceptStarHandler)
+_MARKED: dict[type, str] = {
+    cst.MatchAs: "name",
+    cst.MatchStar: "name",
+    cst.MatchMapping: "rest",
+    cst.TypeVar: "name",
+    cst.TypeVarTuple: "name",
+    cst.ParamSpec: "name",
+    cst.TypeAlias: "name",
+}
+# every kind of node `note_binding` reads
+BINDING_KINDS = frozenset(
+    {
+        cst.Assign,
+        cst.AnnAssign,
+        cst.AugAssign,
+        cst.For,
+        cst.NamedExpr,
+        cst.CompFor,
+        cst.WithItem,
+        cst.FunctionDef,
+        cst.ClassDef,
+        cst.Global,
+        cst.Nonlocal,
+        cst.Del,
+        cst.Param,
+        *_HANDLERS,
+        *_MARKED,
+    }
+)
+# the nodes whose children are in a scope nested in the function around them
+NESTING = frozenset(
+    {
+        cst.FunctionDef,
+        cst.ClassDef,
+        cst.Lambda,
+        cst.ListComp,
+        cst.SetComp,
+        cst.DictComp,
+        cst.GeneratorExp,
+    }
+)
+
+
+@dataclass(frozen=True)
+class LocalBinding:
+    """One binding in a function's own scope, as libcst's `Assignment` is read here: the
+    node that binds (a Param, a stored Name, a nested definition) and its order."""
+
+    node: cst.CSTNode
+    _index: int
+
+
+class FunctionLocals:
+    """A function's own scope, for the uses directly in it of names it binds plainly: what
+    `documents.python` asks of a libcst scope (its bindings of a name, and qualified names,
+    of which a local binding gives none from an import)."""
+
+    def __init__(self, bindings: dict[str, tuple[LocalBinding, ...]]) -> None:
+        self._bindings = bindings
+
+    def __contains__(self, name: str) -> bool:
+        return name in self._bindings
+
+    def __getitem__(self, name: str) -> tuple[LocalBinding, ...]:
+        return self._bindings.get(name, ())
+
+    def get_qualified_names_for(self, node: cst.CSTNode) -> set[Any]:
+        return set()  # no import binds these names here (imports mark a name unsure)

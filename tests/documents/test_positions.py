@@ -1,0 +1,83 @@
+"""fp8lint's positions pass gives every node the range libcst's `PositionProvider` gives it,
+on code with every kind of layout (line endings, form feeds, tabs, continuation lines,
+strings across lines, comments, decorators, semicolons, f-strings, a last line without a
+newline), and the statement-by-statement ranges of a check equal the whole module's."""
+
+from __future__ import annotations
+
+import libcst as cst
+import pytest
+from libcst.metadata import MetadataWrapper, PositionProvider
+
+from fp8lint.documents import python as py
+from fp8lint.documents.pypositions import positions
+from fp8lint.documents.text import SourceFile
+
+from .test_narrow_scopes import BINDINGS
+
+LAYOUTS = {
+    "bindings": BINDINGS,
+    "crlf": "import te\r\nr = te.DelayedScaling(\r\n    margin=1,\r\n)\r\n",
+    "lone-cr": "x = 1\ry = (2,\r     3)\r",
+    "form-feed": "def f():\n\x0c    return 1\n\x0c\nclass C:\n\x0c    x = 2\n",
+    "tabs": "if True:\n\tx = 1\n\tif x:\n\t\ty = {'a': 1,\n\t\t     'b': 2}\n",
+    "continuation": "total = 1 + \\\n    2 + \\\n    3\nassert total, \\\n    'msg'\n",
+    "strings": 's = """one\ntwo\r\nthree"""\nb = b"\\x00"\nf = f"{s!r:>{10}} {b}"\n',
+    "comments": "# head\n\nx = 1  # trailing\n# between\n\n\ndef g(  # open\n    a,  # a\n):\n"
+    "    pass\n",
+    "decorators": "@a.b(c=1)\n@d\nclass K(Base, metaclass=M):\n    @property\n"
+    "    def p(self): return 1\n",
+    "semicolons": "a = 1; b = 2; c = a + b\nif a: b = 3; c = 4\n",
+    "no-newline": "x = [1,\n     2]",
+    "unicode": "名前 = 'ü' * 3  # ß\nλ = lambda α: α\n",
+    "match": "match p:\n    case {'k': v, **rest} if v:\n        pass\n"
+    "    case [x, *_]:\n        pass\n",
+    "async": "async def f():\n    async with a as b, c as d:\n        await b\n"
+    "    async for i in d:\n        yield i\n",
+    "type-params": "def f[T](x: T) -> T:\n    return x\ntype Alias = list[int]\n",
+    "empty": "",
+    "blank-lines-only": "\n\n\n",
+}
+
+
+def _provider(module: cst.Module) -> dict[cst.CSTNode, tuple[int, int, int, int]]:
+    found = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+    return {n: (r.start.line, r.start.column, r.end.line, r.end.column) for n, r in found.items()}
+
+
+@pytest.mark.parametrize("name", sorted(LAYOUTS))
+def test_every_node_has_the_range_position_provider_gives_it(name: str) -> None:
+    module = cst.parse_module(LAYOUTS[name])
+    want = _provider(module)
+    got = positions(module)
+    assert len(got) == len(want)
+    for node, expected in want.items():
+        r = got[node]
+        assert (r.start.line, r.start.column, r.end.line, r.end.column) == expected, node
+
+
+def test_a_shift_moves_every_line_and_no_column() -> None:
+    module = cst.parse_module(LAYOUTS["decorators"])
+    plain, moved = positions(module), positions(module, 40)
+    for node, r in plain.items():
+        m = moved[node]
+        assert (m.start.line, m.end.line) == (r.start.line + 40, r.end.line + 40)
+        assert (m.start.column, m.end.column) == (r.start.column, r.end.column)
+
+
+@pytest.mark.parametrize("name", ["bindings", "crlf", "semicolons", "decorators", "comments"])
+def test_statement_ranges_equal_the_whole_module_ranges(name: str) -> None:
+    def check() -> int:
+        doc = py.parse(SourceFile("f.py", LAYOUTS[name]))
+        assert doc.statement_lines is not None
+        whole = _provider(doc.module)
+        compared = 0
+        for index in range(len(doc.module.body)):
+            for node, r in doc._statement_positions(index).items():
+                if isinstance(node, cst.Module):
+                    continue  # the module the statement was written out in
+                assert (r.start.line, r.start.column, r.end.line, r.end.column) == whole[node]
+                compared += 1
+        return compared
+
+    assert py.deep(check) > 0
