@@ -276,4 +276,15 @@ def test_own_bindings_are_read_plainly_and_the_unusual_ones_are_left_to_libcst()
     assert "twice_here" in own.own and "twice_here" not in readable  # two in one statement
     assert "items" not in own.bound and "x" in own.bound and "k" in own.bound  # nested only
     assert [type(b.node).__name__ for b in readable["count"]] == ["Name", "Name"]
+    # `recipe` in the nested function's body: the function's own parameter, seen from inside
+    helper = next(
+        f
+        for f in cst.ensure_type(facts.units[unit][0].body, cst.IndentedBlock).body
+        if isinstance(f, cst.FunctionDef)
+    )
+    returned = cst.ensure_type(helper.body.body[0], cst.SimpleStatementLine).body[0]
+    inside = cst.ensure_type(cst.ensure_type(returned, cst.Return).value, cst.Tuple).elements[2]
+    seen = doc._narrow_scope(inside.value)
+    assert isinstance(seen, FunctionLocals) and seen is not readable
+    assert [b.node for b in seen["recipe"]] == [b.node for b in readable["recipe"]]
     assert type(readable["recipe"][0].node) is cst.Param

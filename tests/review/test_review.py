@@ -555,4 +555,4 @@ def test_token_is_not_in_the_output_of_a_whole_session(
     rv()
     out, err = capsys.readouterr()
     assert TOKEN not in out + err
-    assert TOKEN not in repr(github.GitHubClient(gh.url, TOKEN))
+    assert TOKEN not in repr(github.GitHubClient(gh.url, TOKEN, sleep=lambda s: None))

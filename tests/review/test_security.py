@@ -19,6 +19,12 @@ from ..fake_github import FakeGitHub, PrFile, Recorder
 from .test_review import FP_M, HEAD, M_PATCH, M_YAML, REVIEWS, SUMMARIES, TWO_PATCH, TWO_YAML
 
 TOKEN = "ghp_R7vQ2mXk9LwT4bZs8NcJ6hYd3FpGe5Ua"
+
+
+def NO_SLEEP(seconds: float) -> None:
+    """The retries' waits, skipped: what is asserted here is the text, not the timing."""
+
+
 FILES = "/repos/acme/train/pulls/7/files"
 
 
@@ -123,7 +129,7 @@ def test_a_write_redirected_to_another_origin_is_not_followed(
 
 
 def test_another_scheme_is_another_origin(gh: FakeGitHub) -> None:
-    client = github.GitHubClient(gh.url, TOKEN)
+    client = github.GitHubClient(gh.url, TOKEN, sleep=NO_SLEEP)
     gh.redirects = [("/user", 302, gh.url.replace("http://", "https://") + "/user")]
     with pytest.raises(github.GitHubError, match="another origin"):
         client.request("GET", "/user")
@@ -147,7 +153,7 @@ def test_a_same_origin_redirect_is_followed_verbatim(
 def test_a_redirect_loop_stops(gh: FakeGitHub) -> None:
     gh.redirects = [("/loop", 302, "/loop")]  # a relative Location, resolved against the URL
     with pytest.raises(github.GitHubError, match="too many redirects"):
-        github.GitHubClient(gh.url, TOKEN).request("GET", "/loop")
+        github.GitHubClient(gh.url, TOKEN, sleep=NO_SLEEP).request("GET", "/loop")
     assert 2 <= len(gh.requests) <= 10
 
 
@@ -158,7 +164,7 @@ def test_plain_http_never_goes_through_a_proxy(
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("http_proxy", other.url)  # a proxy would see the header in clear
     monkeypatch.setenv("HTTP_PROXY", other.url)
-    assert github.GitHubClient(gh.url, TOKEN).request("GET", "/user") == {
+    assert github.GitHubClient(gh.url, TOKEN, sleep=NO_SLEEP).request("GET", "/user") == {
         "login": gh.login,
         "type": "User",
     }
@@ -169,7 +175,7 @@ def test_plain_http_never_goes_through_a_proxy(
 
 
 def test_the_300_character_cut_comes_after_redaction(gh: FakeGitHub) -> None:
-    client = github.GitHubClient(gh.url, TOKEN)
+    client = github.GitHubClient(gh.url, TOKEN, sleep=NO_SLEEP)
     gh.fail[("GET", "/user")] = 500
     gh.echo_auth_in_errors = True  # the message ends `(got 'Bearer <token>')`
     before = len(" (got 'Bearer ")
@@ -185,7 +191,7 @@ def test_the_300_character_cut_comes_after_redaction(gh: FakeGitHub) -> None:
 
 
 def test_a_piece_of_the_token_is_redacted(gh: FakeGitHub) -> None:
-    client = github.GitHubClient(gh.url, TOKEN)
+    client = github.GitHubClient(gh.url, TOKEN, sleep=NO_SLEEP)
     gh.fail[("GET", "/user")] = 500
     gh.error_message = f"the header began {TOKEN[:12]}... and ended ...{TOKEN[-9:]}"
     with pytest.raises(github.GitHubError) as info:
@@ -395,5 +401,5 @@ def test_a_malformed_user_answer_falls_back_to_the_actions_login(
         return original(method, path, *rest)
 
     monkeypatch.setattr(gh, "_answer", answer)
-    client = github.GitHubClient(gh.url, TOKEN)
+    client = github.GitHubClient(gh.url, TOKEN, sleep=NO_SLEEP)
     assert review.bot_login(client, None, True) == review.ACTIONS_BOT

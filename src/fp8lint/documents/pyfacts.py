@@ -107,6 +107,9 @@ class Facts:
     # import (a definition's name too), the names imports bind, and those imports; and the
     # names declared `global` anywhere
     module_bound: set[str] = field(default_factory=set)
+    # name -> the top-level statements binding it outside every body other than by an
+    # import or a top-level definition (an assignment, a loop, a nested `def`...)
+    module_binders: dict[str, set[int]] = field(default_factory=dict)
     module_defined: dict[str, list[int]] = field(default_factory=dict)  # top-level def/class
     module_imported: set[str] = field(default_factory=set)
     module_imports: list[cst.Import | cst.ImportFrom] = field(default_factory=list)
@@ -121,6 +124,11 @@ class Facts:
     # unit's own scope (not inside a function, class, lambda or comprehension nested in it)
     unit_scopes: list[UnitScope] = field(default_factory=list)
     direct: set[int] = field(default_factory=set)
+    # the scopes nested in units (parent index or -1 for the unit's own, the names bound in
+    # each: parameters, targets, definitions, over-approximated), and the innermost one
+    # holding each name or attribute used inside them
+    nested_scopes: list[tuple[int, set[str]]] = field(default_factory=list)
+    nested_of: dict[int, int] = field(default_factory=dict)
     module_use: set[int] = field(default_factory=set)  # names and attributes outside bodies
     # (unit, name) -> the statements holding it inside the unit's body: for each use, the
     # ids of the statements around it, outermost first
@@ -152,16 +160,17 @@ def collect(module: cst.Module) -> Facts:
     """One iterative walk (deep trees cannot overflow the stack here)."""
     facts = Facts()
     skip: set[int] = set()
-    stack: list[tuple[cst.CSTNode, int, bool, int, tuple[int, ...] | None, bool]] = [
-        (s, i, False, -1, None, False) for i, s in enumerate(module.body)
+    stack: list[tuple[cst.CSTNode, int, bool, int, tuple[int, ...] | None, int]] = [
+        (s, i, False, -1, None, -1) for i, s in enumerate(module.body)
     ]
     stack.reverse()
     statement = facts.statement
     while stack:
         # inner: inside a function, class or lambda body; unit: the `units` index, or -1;
         # part: inside a unit's body, the ids of the statements around the node there;
-        # nested: inside a function, class, lambda or comprehension nested in the unit
-        node, top, inner, unit, part, nested = stack.pop()
+        # nest: the innermost function, class, lambda or comprehension nested in the unit
+        # around the node (its `nested_scopes` index), or -1
+        node, top, inner, unit, part, nest = stack.pop()
         statement[id(node)] = top
         kind = type(node)
         if part is not None and kind in _STATEMENTS:
@@ -169,22 +178,25 @@ def collect(module: cst.Module) -> Facts:
         if kind is cst.Name or kind is cst.Attribute:
             if unit >= 0:
                 _note_use(facts, node, unit, part)
-                if not nested:
+                if nest < 0:
                     facts.direct.add(id(node))
+                else:
+                    facts.nested_of[id(node)] = nest
             elif not inner:
                 facts.module_use.add(id(node))
         elif unit >= 0 and kind in BINDING_KINDS:
-            note_binding(facts.unit_scopes[unit], node, kind, part[-1] if part else -1, nested)
+            into = facts.nested_scopes[nest][1] if nest >= 0 else None
+            note_binding(facts.unit_scopes[unit], node, kind, part[-1] if part else -1, into)
         if kind in _RECORDED and _record(facts, node, kind, top, inner, unit, part, skip, module):
             continue
         found = children(node)
         found.reverse()
         if kind is cst.Param:  # its name is its function's, its default and annotation not
             name_node = node.name  # type: ignore[attr-defined]
-            stack.extend((c, top, inner or c is name_node, unit, part, nested) for c in found)
+            stack.extend((c, top, inner or c is name_node, unit, part, nest) for c in found)
         elif kind in _SCOPES:  # its body (not its decorators, defaults or bases) is inside it
             body = node.body  # type: ignore[attr-defined]
-            sub, sub_part, deeper = unit, part, unit >= 0
+            sub, sub_part, deeper = unit, part, _nested(facts, nest, unit)
             if kind is cst.FunctionDef and unit < 0:
                 sub, sub_part = len(facts.units), ()
                 facts.units.append((node, top))  # type: ignore[arg-type]
@@ -198,7 +210,7 @@ def collect(module: cst.Module) -> Facts:
                 for child in found
             )
         else:
-            deeper = nested or (unit >= 0 and kind in NESTING)
+            deeper = _nested(facts, nest, unit) if kind in NESTING else nest
             stack.extend((child, top, inner, unit, part, deeper) for child in found)
     return facts
 
@@ -239,7 +251,7 @@ def _record(
     elif kind in _NAMING_NOTHING:
         _skip_strings(node, kind, skip)
     elif kind in _BINDING:
-        _bind_statement(facts, node, kind, inner)
+        _bind_statement(facts, node, kind, inner, top)
     elif kind in (cst.FunctionDef, cst.ClassDef):
         name = node.name.value  # type: ignore[attr-defined]
         facts.defined.add(name)
@@ -247,6 +259,7 @@ def _record(
             facts.module_defined.setdefault(name, []).append(top)
         elif not inner:
             facts.module_bound.add(name)
+            facts.module_binders.setdefault(name, set()).add(top)
     elif kind in (cst.Global, cst.Nonlocal):
         facts.scoping.add(top)
         names = {n.name.value for n in node.names}  # type: ignore[attr-defined]
@@ -254,7 +267,7 @@ def _record(
         if kind is cst.Global:
             facts.declared_global.update(names)
     elif kind in _NAMED:  # a parameter binds in its function, whatever holds it
-        _bind_names(facts, getattr(node, _NAMED[kind]), inner or kind is cst.Param)
+        _bind_names(facts, getattr(node, _NAMED[kind]), inner or kind is cst.Param, top)
     elif kind is cst.ImportFrom:
         assert isinstance(node, cst.ImportFrom)
         _note_import(facts, node, inner, unit, part)
@@ -270,6 +283,15 @@ def _record(
         _aliases(facts, node.names)
         return True
     return False
+
+
+def _nested(facts: Facts, nest: int, unit: int) -> int:
+    """A new scope nested in a unit (inside `nest`), its whole node in it: decorators,
+    defaults and a comprehension's first iterable too, more than Python puts there."""
+    if unit < 0:
+        return -1
+    facts.nested_scopes.append((nest, set()))
+    return len(facts.nested_scopes) - 1
 
 
 def _note_use(facts: Facts, node: cst.CSTNode, unit: int, part: tuple[int, ...] | None) -> None:
@@ -368,13 +390,15 @@ def _skip_strings(node: cst.CSTNode, kind: type, skip: set[int]) -> None:
         )
 
 
-def _bind_names(facts: Facts, target: cst.CSTNode | None, inner: bool) -> None:
+def _bind_names(facts: Facts, target: cst.CSTNode | None, inner: bool, top: int) -> None:
     """Every name inside a binding target into `facts.bound`, and into `module_bound` outside
     every body (a comprehension's target too: more than libcst binds there, never less)."""
     names = _target_names(target)
     facts.bound |= names
     if not inner:
         facts.module_bound |= names
+        for name in names:
+            facts.module_binders.setdefault(name, set()).add(top)
 
 
 def _target_names(target: cst.CSTNode | None) -> set[str]:
@@ -390,15 +414,15 @@ def _target_names(target: cst.CSTNode | None) -> set[str]:
     return out
 
 
-def _bind_statement(facts: Facts, node: cst.CSTNode, kind: type, inner: bool) -> None:
+def _bind_statement(facts: Facts, node: cst.CSTNode, kind: type, inner: bool, top: int) -> None:
     """The bindings an assignment, a loop target or a `with ... as` makes."""
     if kind is cst.WithItem:
-        _bind_names(facts, node.asname, inner)  # type: ignore[attr-defined]
+        _bind_names(facts, node.asname, inner, top)  # type: ignore[attr-defined]
     elif kind is cst.Assign:
         for t in node.targets:  # type: ignore[attr-defined]
-            _bind_names(facts, t.target, inner)
+            _bind_names(facts, t.target, inner, top)
     else:
-        _bind_names(facts, node.target, inner)  # type: ignore[attr-defined]
+        _bind_names(facts, node.target, inner, top)  # type: ignore[attr-defined]
     if kind is cst.Assign:
         assert isinstance(node, cst.Assign)
         for target in node.targets:

@@ -14,9 +14,17 @@ answers for it (`documents.python`)."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 import libcst as cst
+
+
+class _Nesting(Protocol):
+    """What `view_of` reads of `pyfacts.Facts` (which imports this module)."""
+
+    direct: set[int]
+    nested_of: dict[int, int]
+    nested_scopes: list[tuple[int, set[str]]]
 
 
 @dataclass
@@ -79,10 +87,11 @@ def store_names(target: cst.CSTNode | None) -> list[cst.Name]:
 
 
 def note_binding(
-    scope: UnitScope, node: cst.CSTNode, kind: type, statement: int, nested: bool
+    scope: UnitScope, node: cst.CSTNode, kind: type, statement: int, into: set[str] | None
 ) -> None:
-    """What a binding node inside a unit binds: in the unit's own scope when not `nested`
-    (inside a nested function, class, lambda or comprehension), else only into `bound`."""
+    """What a binding node inside a unit binds: in the unit's own scope, or with `into` (the
+    names of the function, class, lambda or comprehension nested in it that holds the node)
+    in that nested scope."""
     targets: list[cst.Name] = []
     if kind is cst.Assign:
         assert isinstance(node, cst.Assign)
@@ -95,8 +104,9 @@ def note_binding(
         targets = store_names(asname.name) if asname is not None else []
     elif kind in (cst.FunctionDef, cst.ClassDef):
         name = node.name.value  # type: ignore[attr-defined]
-        if nested:
+        if into is not None:
             scope.bound.add(name)
+            into.add(name)
         else:
             scope.bind(name, node, statement)
         return
@@ -112,10 +122,13 @@ def note_binding(
         return
     elif kind is cst.Param:  # a nested function's or lambda's, always nested
         scope.bound.add(node.name.value)  # type: ignore[attr-defined]
+        if into is not None:
+            into.add(node.name.value)  # type: ignore[attr-defined]
         return
     names = [t.value for t in targets]
-    if nested:
+    if into is not None:
         scope.bound.update(names)
+        into.update(names)
         if kind is cst.NamedExpr:  # a walrus in a comprehension binds in the function
             scope.mark(names)
     else:
@@ -167,6 +180,24 @@ NESTING = frozenset(
 )
 
 
+def view_of(facts: _Nesting, node: cst.CSTNode, name: str) -> int | None:
+    """Where a use in a unit sees the unit's own bindings of `name` from: -1 directly in
+    its scope, the nested scope around it when no scope between binds the name, or None
+    (a nested scope binds it: libcst answers)."""
+    if id(node) in facts.direct:
+        return -1
+    nest = facts.nested_of.get(id(node))
+    if nest is None:
+        return None
+    at = nest
+    while at >= 0:
+        parent, names = facts.nested_scopes[at]
+        if name in names:
+            return None
+        at = parent
+    return nest
+
+
 @dataclass(frozen=True)
 class LocalBinding:
     """One binding in a function's own scope, as libcst's `Assignment` is read here: the
@@ -183,6 +214,11 @@ class FunctionLocals:
 
     def __init__(self, bindings: dict[str, tuple[LocalBinding, ...]]) -> None:
         self._bindings = bindings
+
+    def seen_from_inside(self) -> FunctionLocals:
+        """The same bindings, as a nested scope that binds none of these names sees them
+        (its own object: the scope of a node there is not the function's)."""
+        return FunctionLocals(self._bindings)
 
     def __contains__(self, name: str) -> bool:
         return name in self._bindings

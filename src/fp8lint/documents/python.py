@@ -61,7 +61,7 @@ from fp8lint.documents.pyfacts import is_literal_name as is_literal_name
 from fp8lint.documents.pyfacts import last_name as last_name
 from fp8lint.documents.pyfacts import literal as literal
 from fp8lint.documents.pyfacts import short as short
-from fp8lint.documents.pylocals import FunctionLocals
+from fp8lint.documents.pylocals import FunctionLocals, view_of
 from fp8lint.documents.pyscan import DEEP as DEEP
 from fp8lint.documents.pyscan import LINE_BREAK, WORD, blank
 from fp8lint.documents.pyscan import MAX_BOOL as MAX_BOOL
@@ -221,7 +221,7 @@ class PyModule(Located):
         self._imports: tuple[Scope | None] | None = None
         self._by_scope: dict[tuple[Any, ...], Mapping[cst.CSTNode, Scope | None]] = {}
         self._globals: dict[str, tuple[Scope | None]] = {}
-        self._function_locals: dict[int, FunctionLocals] = {}
+        self._function_locals: dict[tuple[int, int], FunctionLocals] = {}
         # the scan of the file and the ranges of it left out of `text`
         self.left_out: tuple[Shape, list[tuple[int, int]]] = (Shape(), [])
 
@@ -292,8 +292,9 @@ class PyModule(Located):
             return None
         facts = self.facts
         name = base.value
-        if name in facts.declared_global or name in facts.module_bound:
+        if name in facts.declared_global:
             return None
+        shared = name in facts.module_bound  # bound at module level by more than imports
         imported = name in facts.module_imported
         defs = tuple(facts.module_defined.get(name, ()))
         if (
@@ -302,8 +303,8 @@ class PyModule(Located):
             and not (name in facts.bound or name in facts.defined or name in self._inner_imports())
         ):
             return self._imports_scope()
-        if id(node) in facts.module_use:  # seen from the global scope
-            return self._global_scope(name, imported, defs)
+        if id(node) in facts.module_use:  # seen from the global scope (or a comprehension)
+            return None if shared else self._global_scope(name, imported, defs)
         top = facts.statement.get(id(node))
         if top is None:
             return None
@@ -317,18 +318,27 @@ class PyModule(Located):
                 if name not in own.bound:
                     # nothing in the function binds it: every use there is the module's
                     return self._global_scope(name, imported, defs)
-                if id(node) in facts.direct and name not in own.unsure:
-                    found = self._locals(unit)
+                view = view_of(facts, node, name)
+                if view is not None and name not in own.unsure:
+                    found = self._locals(unit, view)
                     if name in found:  # bound plainly in the function's own scope
                         return found
-                    if name not in own.own:  # bound in nested scopes only
+                    if name not in own.own:  # bound in other nested scopes only
                         return self._global_scope(name, imported, defs)
+        if shared:
+            return None  # the analyses below leave out the module's other bindings
         return self._unit_scopes(top, unit, imported, defs, name).get(node)
 
-    def _locals(self, unit: int) -> FunctionLocals:
-        found = self._function_locals.get(unit)
+    def _locals(self, unit: int, view: int = -1) -> FunctionLocals:
+        """The unit's own bindings, as its scope (`view` -1) or a nested scope sees them."""
+        found = self._function_locals.get((unit, view))
         if found is None:
-            found = self._function_locals[unit] = self.facts.unit_scopes[unit].locals()
+            own = self._function_locals.get((unit, -1))
+            if own is None:
+                own = self._function_locals[(unit, -1)] = self.facts.unit_scopes[unit].locals()
+            found = self._function_locals[(unit, view)] = (
+                own.seen_from_inside() if view >= 0 else own
+            )
         return found
 
     def _inner_imports(self) -> set[str]:
@@ -351,11 +361,16 @@ class PyModule(Located):
         return self._imports[0]
 
     def _global_scope(self, name: str, imports: bool, defs: tuple[int, ...]) -> Scope | None:
-        """For a use outside every body: the global scope of a module of the imports and
-        top-level definitions (as signatures) that bind `name`, all its bindings there."""
+        """For a use the global scope sees: the global scope of a module of the imports and
+        top-level definitions (as signatures) that bind `name`, and the other top-level
+        statements binding it at module level (whole), all its bindings there."""
         found = self._globals.get(name)
         if found is None:
-            parts = self._binding(name, imports, defs, None, False)
+            whole = self.facts.module_binders.get(name, set())
+            parts = [
+                p for p in self._binding(name, imports, defs, None, False) if p[0] not in whole
+            ]
+            parts += [(index, 0, self.module.body[index]) for index in whole]
             body = [p[2] for p in sorted(parts, key=lambda p: (p[0], p[1]))]
             wrapper = MetadataWrapper(cst.Module(body=body), unsafe_skip_copy=True)  # type: ignore[arg-type]
             found = self._globals[name] = (wrapper.resolve(ScopeProvider).get(wrapper.module),)
