@@ -533,11 +533,70 @@ def slowest_files(venv: Venv, path: Path, slowest: int, rounds: int, work: Path)
     }
 
 
+PHASES = ("parse", "walk", "scopes", "positions", "rest")
+PHASED_FILES = 3  # the slowest Python files of each tree split into phases
+
+
+def python_phases(
+    venvs: dict[str, Venv], files: list[str], rounds: int, work: Path
+) -> dict[str, dict[str, dict[str, float]]]:
+    """bench/py_phases.py on `files` with each venv's interpreter: {label: {path: phases}}."""
+    found = {}
+    for label, v in venvs.items():
+        out = work / f"phases-{label.replace('@', '')}.json"
+        subprocess.run(
+            [
+                v.python,
+                str(HERE / "py_phases.py"),
+                *files,
+                "--out",
+                str(out),
+                "--rounds",
+                str(rounds),
+            ],
+            check=True,
+            env=v.env(),
+        )
+        found[label] = json.loads(out.read_text())
+    return found
+
+
+def phase_lines(tree: Path, phases: dict[str, dict[str, dict[str, float]]]) -> list[str]:
+    """A table per file: seconds per phase for each checkout."""
+    lines = [
+        "",
+        "Where the time goes on its slowest Python files (`bench/py_phases.py`, timers inside "
+        "the thread that runs libcst, median of the rounds; the same files for each checkout):",
+        "",
+        "| file | checkout | total s | " + " | ".join(PHASES) + " |",
+        "|---|---|---:|" + "---:|" * len(PHASES),
+    ]
+    labels = list(phases)
+    paths = list(phases[labels[0]]) if labels else []
+    for path in paths:
+        for label in labels:
+            row = phases[label].get(path)
+            if row is None:
+                continue
+            cells = " | ".join(fmt(row.get(p, 0.0)) for p in PHASES)
+            lines.append(
+                f"| `{os.path.relpath(path, tree)}` | {label} | {fmt(row['total'])} | {cells} |"
+            )
+    return lines
+
+
 def real_trees(
-    venv: Venv, specs: list[list[object]], rounds: int, slowest: int, file_rounds: int, work: Path
+    venv: Venv,
+    specs: list[list[object]],
+    rounds: int,
+    slowest: int,
+    file_rounds: int,
+    work: Path,
+    before: tuple[str, Venv] | None = None,
 ) -> tuple[list[str], list[dict[str, Any]]]:
     """The "Real repositories" section: fp8lint, the floor and yamllint on each checkout
-    (alternating, `rounds` rounds), then the slowest files one by one."""
+    (alternating, `rounds` rounds), then the slowest files one by one, and the slowest
+    Python files split into phases (with the baseline's checkout too, when there is one)."""
     env = venv.env()
     found: list[dict[str, Any]] = []
     for spec in specs:
@@ -559,7 +618,22 @@ def real_trees(
         scratch = work / f"per-file-{name}"
         scratch.mkdir(parents=True, exist_ok=True)
         files = slowest_files(venv, path, slowest, file_rounds, scratch)
-        found.append({"name": name, "commit": commit, "runs": runs, **files})
+        worst = [str(path / r["path"]) for r in files["slowest"] if r["kind"] == "python"][
+            :PHASED_FILES
+        ]
+        venvs = {"this checkout": venv, **({f"@{before[0]}": before[1]} if before else {})}
+        print(f"  phases ({len(worst)} files, {len(venvs)} checkouts) ...", file=sys.stderr)
+        phases = python_phases(venvs, worst, file_rounds, scratch) if worst else {}
+        found.append(
+            {
+                "name": name,
+                "commit": commit,
+                "path": str(path),
+                "runs": runs,
+                **files,
+                "phases": phases,
+            }
+        )
 
     lines = [
         "## Real repositories",
@@ -625,6 +699,7 @@ def real_trees(
                 f"{times(r['ratio'])} |"
                 for r in t["slowest"]
             ),
+            *(phase_lines(Path(str(t["path"])), t["phases"]) if t["phases"] else []),
         ]
     data = [
         {
@@ -885,7 +960,15 @@ def main(argv: list[str] | None = None) -> int:
         profile = cprofile(venv, trees[min(sizes)][0], args.work / "fp8lint-bench.prof")
     shutil.rmtree(warm_dir, ignore_errors=True)
     real_lines, real_data = (
-        real_trees(venv, args.trees, args.rounds, args.slowest, args.file_rounds, args.work)
+        real_trees(
+            venv,
+            args.trees,
+            args.rounds,
+            args.slowest,
+            args.file_rounds,
+            args.work,
+            (args.baseline, before) if before is not None else None,
+        )
         if args.trees
         else ([], [])
     )
