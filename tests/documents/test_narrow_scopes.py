@@ -58,6 +58,17 @@ BINDINGS = textwrap.dedent(
         return helper(), te.DelayedScaling()
 
 
+    def imports_late(flag):
+        early = te.Recipe, torch.distributed, DS
+        import transformer_engine.pytorch as te
+        import torch.distributed
+        from transformer_engine.common.recipe import Float8CurrentScaling as DS
+        if flag:
+            from transformer_engine.common import recipe as helper
+            return helper.DelayedScaling(), early
+        return te.fp8_autocast, torch.distributed.is_available, DS(), early
+
+
     def rebinds_globally():
         global later
         later = DS()
@@ -288,3 +299,7 @@ def test_own_bindings_are_read_plainly_and_the_unusual_ones_are_left_to_libcst()
     assert isinstance(seen, FunctionLocals) and seen is not readable
     assert [b.node for b in seen["recipe"]] == [b.node for b in readable["recipe"]]
     assert type(readable["recipe"][0].node) is cst.Param
+    late = next(i for i, (f, _) in enumerate(facts.units) if f.name.value == "imports_late")
+    imports = doc._locals(late)
+    assert "te" in imports and "DS" in imports and "helper" in imports  # read from the imports
+    assert "torch" in facts.unit_scopes[late].unsure  # `import torch.distributed`: libcst's

@@ -3,9 +3,14 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import libcst as cst
+
+from fp8lint.documents.pyfacts import bound_by
+
+if TYPE_CHECKING:
+    from fp8lint.documents.pyfacts import Facts
 
 
 def only_holding(node: cst.CSTNode, keep: set[int], made: dict[int, cst.CSTNode]) -> cst.CSTNode:
@@ -50,3 +55,37 @@ _BLOCKS: dict[type, tuple[str, ...]] = {}
 def signature_body() -> cst.IndentedBlock:
     """`...`: the body a definition is analysed with when only its signature matters."""
     return cst.IndentedBlock(body=[cst.SimpleStatementLine(body=[cst.Expr(cst.Ellipsis())])])
+
+
+def binding_parts(
+    facts: Facts,
+    module: cst.Module,
+    stubbed: dict[int, cst.CSTNode],
+    name: str,
+    imports: bool,
+    defs: tuple[int, ...],
+    held: cst.CSTNode | None,
+    every_import: bool,
+) -> list[tuple[int, int, cst.CSTNode]]:
+    """(top-level index, 0, statement): the module's imports that bind `name` (all of them
+    with `every_import`), and its top-level definitions of it as signatures, but the one
+    `held` stands for (kept whole).  Each signature made is noted in `stubbed`."""
+    parts: list[tuple[int, int, cst.CSTNode]] = []
+    if imports:
+        parts += [
+            (facts.statement[id(x)], 0, cst.SimpleStatementLine(body=[x]))
+            for x in facts.module_imports
+            if every_import
+            or (
+                not isinstance(x.names, cst.ImportStar)
+                and any(bound_by(alias) == name for alias in x.names)
+            )
+        ]
+    original = None if held is None else stubbed.get(id(held), held)
+    for index in defs:
+        full = module.body[index]
+        if full is not original:
+            short = full.with_changes(body=signature_body())
+            stubbed[id(short)] = full
+            parts.append((index, 0, short))
+    return parts

@@ -123,7 +123,7 @@ class Facts:
     # each unit's bindings (`pylocals`), and the names and attributes used directly in a
     # unit's own scope (not inside a function, class, lambda or comprehension nested in it)
     unit_scopes: list[UnitScope] = field(default_factory=list)
-    direct: set[int] = field(default_factory=set)
+    direct: dict[int, tuple[int, int]] = field(default_factory=dict)  # (walk place, statement)
     # the scopes nested in units (parent index or -1 for the unit's own, the names bound in
     # each: parameters, targets, definitions, over-approximated), and the innermost one
     # holding each name or attribute used inside them
@@ -179,14 +179,15 @@ def collect(module: cst.Module) -> Facts:
             if unit >= 0:
                 _note_use(facts, node, unit, part)
                 if nest < 0:
-                    facts.direct.add(id(node))
+                    facts.direct[id(node)] = (len(statement), part[-1] if part else -1)
                 else:
                     facts.nested_of[id(node)] = nest
             elif not inner:
                 facts.module_use.add(id(node))
         elif unit >= 0 and kind in BINDING_KINDS:
             into = facts.nested_scopes[nest][1] if nest >= 0 else None
-            note_binding(facts.unit_scopes[unit], node, kind, part[-1] if part else -1, into)
+            held = part[-1] if part else -1
+            note_binding(facts.unit_scopes[unit], node, kind, held, len(statement), into)
         if kind in _RECORDED and _record(facts, node, kind, top, inner, unit, part, skip, module):
             continue
         found = children(node)
@@ -346,8 +347,6 @@ def _note_import(
     part: tuple[int, ...] | None,
 ) -> None:
     facts.imports.append(node)
-    if unit >= 0 and not isinstance(node.names, cst.ImportStar):
-        facts.unit_scopes[unit].mark([bound_by(alias) for alias in node.names])
     if part is not None and not isinstance(node.names, cst.ImportStar):
         for alias in node.names:  # the names it binds, which the walk does not enter
             facts.mentions.setdefault((unit, bound_by(alias)), []).append(part)

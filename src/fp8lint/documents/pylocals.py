@@ -5,11 +5,11 @@ libcst's `ScopeProvider` costs several times the parse on a test module that bui
 recipe in every function.  The answer it gives for a name used directly in a function's
 own scope (not inside a nested function, class, lambda or comprehension) is simple when
 only plain statements bind the name there: the parameters of that name, the names stored
-by assignments, loop targets, `with`/`except ... as`, walrus targets, and the nested
-definitions of that name, in source order.  Anything else that could change the answer
-(an import, `global`/`nonlocal`, `del`, a match capture, type parameters, a walrus in a
-nested scope, two bindings in one statement) marks the name *unsure*, and a libcst analysis
-answers for it (`documents.python`)."""
+by assignments, loop targets, `with`/`except ... as`, walrus targets, imports, and the
+nested definitions of that name, in source order.  Anything else that could change the
+answer (`import a.b` without `as`, `global`/`nonlocal`, `del`, a match capture, type
+parameters, a walrus in a nested scope, two bindings in one statement) marks the name
+*unsure*, and a libcst analysis answers for it (`documents.python`)."""
 
 from __future__ import annotations
 
@@ -17,12 +17,14 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 import libcst as cst
+from libcst.helpers import get_full_name_for_node
+from libcst.metadata import ImportAssignment, QualifiedName
 
 
 class _Nesting(Protocol):
     """What `view_of` reads of `pyfacts.Facts` (which imports this module)."""
 
-    direct: set[int]
+    direct: dict[int, tuple[int, int]]
     nested_of: dict[int, int]
     nested_scopes: list[tuple[int, set[str]]]
 
@@ -30,15 +32,16 @@ class _Nesting(Protocol):
 @dataclass
 class UnitScope:
     """One outermost function: every name bound anywhere inside it (`bound`), and the
-    bindings of its own scope (`own`: name -> (binding node, the statement holding it))."""
+    bindings of its own scope (`own`: name -> (binding node, the innermost statement
+    holding it, its place in the walk))."""
 
     bound: set[str] = field(default_factory=set)
-    own: dict[str, list[tuple[cst.CSTNode, int]]] = field(default_factory=dict)
+    own: dict[str, list[tuple[cst.CSTNode, int, int]]] = field(default_factory=dict)
     unsure: set[str] = field(default_factory=set)
 
-    def bind(self, name: str, node: cst.CSTNode, statement: int) -> None:
+    def bind(self, name: str, node: cst.CSTNode, statement: int, seq: int) -> None:
         self.bound.add(name)
-        self.own.setdefault(name, []).append((node, statement))
+        self.own.setdefault(name, []).append((node, statement, seq))
 
     def mark(self, names: set[str] | list[str]) -> None:
         """Bound in a way this module does not follow: a libcst analysis answers."""
@@ -49,10 +52,13 @@ class UnitScope:
         """The function's own scope, for the names bound there and not unsure."""
         out: dict[str, tuple[LocalBinding, ...]] = {}
         for name, found in self.own.items():
-            statements = [s for _, s in found]
+            statements = [s for _, s, _ in found]
             if name in self.unsure or len(set(statements)) < len(statements):
                 continue  # two bindings in one statement: libcst may order them either way
-            out[name] = tuple(LocalBinding(node, i) for i, (node, _) in enumerate(found))
+            out[name] = tuple(
+                LocalBinding(node, i, statement, seq)
+                for i, (node, statement, seq) in enumerate(found)
+            )
         return FunctionLocals(out)
 
 
@@ -63,7 +69,7 @@ def own_bindings(function: cst.FunctionDef, scope: UnitScope) -> None:
     every = [*params.posonly_params, *params.params, *params.kwonly_params]
     every += [p for p in (params.star_arg, params.star_kwarg) if isinstance(p, cst.Param)]
     for param in every:
-        scope.bind(param.name.value, param, -1)
+        scope.bind(param.name.value, param, -1, -1)
     if function.type_parameters is not None:
         kinds = (cst.TypeVar, cst.TypeVarTuple, cst.ParamSpec)
         typed = function.type_parameters.params
@@ -87,7 +93,12 @@ def store_names(target: cst.CSTNode | None) -> list[cst.Name]:
 
 
 def note_binding(
-    scope: UnitScope, node: cst.CSTNode, kind: type, statement: int, into: set[str] | None
+    scope: UnitScope,
+    node: cst.CSTNode,
+    kind: type,
+    statement: int,
+    seq: int,
+    into: set[str] | None,
 ) -> None:
     """What a binding node inside a unit binds: in the unit's own scope, or with `into` (the
     names of the function, class, lambda or comprehension nested in it that holds the node)
@@ -108,7 +119,10 @@ def note_binding(
             scope.bound.add(name)
             into.add(name)
         else:
-            scope.bind(name, node, statement)
+            scope.bind(name, node, statement, seq)
+        return
+    elif kind in (cst.Import, cst.ImportFrom):
+        _import_binds(scope, node, statement, seq, into)  # type: ignore[arg-type]
         return
     elif kind in (cst.Global, cst.Nonlocal):
         scope.mark([n.name.value for n in node.names])  # type: ignore[attr-defined]
@@ -133,7 +147,33 @@ def note_binding(
             scope.mark(names)
     else:
         for t in targets:
-            scope.bind(t.value, t, statement)
+            scope.bind(t.value, t, statement, seq)
+
+
+def _import_binds(
+    scope: UnitScope,
+    node: cst.Import | cst.ImportFrom,
+    statement: int,
+    seq: int,
+    into: set[str] | None,
+) -> None:
+    """An import in a unit: in its own scope, a binding libcst names through the import
+    (`import a.b` without `as` binds `a` and `a.b`: left to libcst); nested, a name there."""
+    if isinstance(node.names, cst.ImportStar):
+        return
+    for alias in node.names:
+        if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
+            name, dotted = alias.asname.name.value, False
+        else:
+            full = get_full_name_for_node(alias.name) or ""
+            name, dotted = full.split(".", 1)[0], "." in full
+        if into is not None:
+            scope.bound.add(name)
+            into.add(name)
+        elif dotted:
+            scope.mark([name])
+        else:
+            scope.bind(name, node, statement, seq)
 
 
 _HANDLERS = (cst.ExceptHandler, cst.ExceptStarHandler)
@@ -162,6 +202,8 @@ BINDING_KINDS = frozenset(
         cst.Nonlocal,
         cst.Del,
         cst.Param,
+        cst.Import,
+        cst.ImportFrom,
         *_HANDLERS,
         *_MARKED,
     }
@@ -178,6 +220,18 @@ NESTING = frozenset(
         cst.GeneratorExp,
     }
 )
+
+
+def dotted_roots(imports: list[cst.Import | cst.ImportFrom]) -> set[str]:
+    """The first names of the module's `import a.b` without `as`: libcst reads `a.b.c`
+    through the dotted name `a.b` of the module's scope, whatever binds `a` nearer."""
+    return {
+        full.split(".", 1)[0]
+        for imp in imports
+        if isinstance(imp, cst.Import)
+        for alias in imp.names
+        if alias.asname is None and "." in (full := get_full_name_for_node(alias.name) or "")
+    }
 
 
 def view_of(facts: _Nesting, node: cst.CSTNode, name: str) -> int | None:
@@ -201,10 +255,13 @@ def view_of(facts: _Nesting, node: cst.CSTNode, name: str) -> int | None:
 @dataclass(frozen=True)
 class LocalBinding:
     """One binding in a function's own scope, as libcst's `Assignment` is read here: the
-    node that binds (a Param, a stored Name, a nested definition) and its order."""
+    node that binds (a Param, a stored Name, a nested definition, an import statement), its
+    order, and where it is (innermost statement, place in the walk; -1 for a parameter)."""
 
     node: cst.CSTNode
     _index: int
+    statement: int = -1
+    seq: int = -1
 
 
 class FunctionLocals:
@@ -226,5 +283,27 @@ class FunctionLocals:
     def __getitem__(self, name: str) -> tuple[LocalBinding, ...]:
         return self._bindings.get(name, ())
 
-    def get_qualified_names_for(self, node: cst.CSTNode) -> set[Any]:
-        return set()  # no import binds these names here (imports mark a name unsure)
+    def before(self, node: cst.CSTNode, name: str, seq: int, statement: int) -> bool:
+        """Whether every binding of `name` comes before `node`, a use at `seq` in
+        `statement`, as libcst counts it: a use sees only the bindings made before it (none
+        of its own statement's) and, with none, the module's.  A binding's own name node is
+        answered by itself."""
+        found = self._bindings.get(name, ())
+        return any(b.node is node for b in found) or all(
+            b.statement != statement and b.seq < seq for b in found
+        )
+
+    def get_qualified_names_for(self, node: cst.CSTNode) -> set[QualifiedName]:
+        """The names the imports among these bindings give `node` (libcst's own
+        `ImportAssignment` reads each import); a local binding gives none from an import."""
+        full = get_full_name_for_node(node)
+        if full is None:
+            return set()
+        out: set[QualifiedName] = set()
+        found = self._bindings.get(full.split(".", 1)[0], ())
+        own = [b for b in found if b.node is node]  # a binding's name: that binding's names
+        for b in own or found:
+            if isinstance(b.node, (cst.Import, cst.ImportFrom)):
+                made = ImportAssignment(full, None, b.node, b._index, b.node)  # type: ignore[arg-type]
+                out |= made.get_qualified_names_for(full)
+        return out

@@ -39,7 +39,7 @@ import libcst as cst
 from libcst.helpers import get_full_name_for_node
 from libcst.metadata import MetadataWrapper, QualifiedNameSource, ScopeProvider
 
-from fp8lint.documents.pycut import only_holding, signature_body
+from fp8lint.documents.pycut import binding_parts, only_holding, signature_body
 from fp8lint.documents.pydeep import deep as deep
 from fp8lint.documents.pyedit import Change as Change
 from fp8lint.documents.pyedit import Rewrite as Rewrite
@@ -61,7 +61,7 @@ from fp8lint.documents.pyfacts import is_literal_name as is_literal_name
 from fp8lint.documents.pyfacts import last_name as last_name
 from fp8lint.documents.pyfacts import literal as literal
 from fp8lint.documents.pyfacts import short as short
-from fp8lint.documents.pylocals import FunctionLocals, view_of
+from fp8lint.documents.pylocals import FunctionLocals, dotted_roots, view_of
 from fp8lint.documents.pyscan import DEEP as DEEP
 from fp8lint.documents.pyscan import LINE_BREAK, WORD, blank
 from fp8lint.documents.pyscan import MAX_BOOL as MAX_BOOL
@@ -222,6 +222,7 @@ class PyModule(Located):
         self._by_scope: dict[tuple[Any, ...], Mapping[cst.CSTNode, Scope | None]] = {}
         self._globals: dict[str, tuple[Scope | None]] = {}
         self._function_locals: dict[tuple[int, int], FunctionLocals] = {}
+        self._roots: set[str] | None = None
         # the scan of the file and the ranges of it left out of `text`
         self.left_out: tuple[Shape, list[tuple[int, int]]] = (Shape(), [])
 
@@ -319,15 +320,22 @@ class PyModule(Located):
                     # nothing in the function binds it: every use there is the module's
                     return self._global_scope(name, imported, defs)
                 view = view_of(facts, node, name)
-                if view is not None and name not in own.unsure:
+                if view is not None and name not in own.unsure and self._plain(node, name):
                     found = self._locals(unit, view)
                     if name in found:  # bound plainly in the function's own scope
-                        return found
+                        if view >= 0 or found.before(node, name, *facts.direct[id(node)]):
+                            return found
                     if name not in own.own:  # bound in other nested scopes only
                         return self._global_scope(name, imported, defs)
         if shared:
             return None  # the analyses below leave out the module's other bindings
         return self._unit_scopes(top, unit, imported, defs, name).get(node)
+
+    def _plain(self, node: cst.CSTNode, name: str) -> bool:
+        """False for `name.attr` when the module imports `name.x` without `as`."""
+        if self._roots is None:
+            self._roots = dotted_roots(self.facts.module_imports)
+        return not isinstance(node, cst.Attribute) or name not in self._roots
 
     def _locals(self, unit: int, view: int = -1) -> FunctionLocals:
         """The unit's own bindings, as its scope (`view` -1) or a nested scope sees them."""
@@ -413,29 +421,9 @@ class PyModule(Located):
         held: cst.CSTNode | None,
         every_import: bool,
     ) -> list[tuple[int, int, cst.CSTNode]]:
-        """(top-level index, 0, statement): the module's imports that bind `name` (all of
-        them with `every_import`), and its top-level definitions of it as signatures, but
-        the one `held` stands for (kept whole)."""
-        facts = self.facts
-        parts: list[tuple[int, int, cst.CSTNode]] = []
-        if imports:
-            parts += [
-                (facts.statement[id(x)], 0, cst.SimpleStatementLine(body=[x]))
-                for x in facts.module_imports
-                if every_import
-                or (
-                    not isinstance(x.names, cst.ImportStar)
-                    and any(bound_by(alias) == name for alias in x.names)
-                )
-            ]
-        original = None if held is None else self._stubbed.get(id(held), held)
-        for index in defs:
-            full = self.module.body[index]
-            if full is not original:
-                short = full.with_changes(body=signature_body())
-                self._stubbed[id(short)] = full
-                parts.append((index, 0, short))
-        return parts
+        """`pycut.binding_parts` of this module: the statements binding `name`."""
+        facts, stubbed = self.facts, self._stubbed
+        return binding_parts(facts, self.module, stubbed, name, imports, defs, held, every_import)
 
     def imported_names(self, node: cst.CSTNode) -> tuple[str, ...]:
         """The dotted names `node` (a name or attribute chain) has through the file's imports,
