@@ -11,7 +11,14 @@ from typing import Any
 import libcst as cst
 from libcst.helpers import get_full_name_for_node
 
-from fp8lint.documents.pylocals import BINDING_KINDS, NESTING, UnitScope, note_binding, own_bindings
+from fp8lint.documents.pylocals import (
+    BINDING_KINDS,
+    MARKED,
+    NESTING,
+    UnitScope,
+    note_binding,
+    own_bindings,
+)
 
 # fields that hold whitespace, punctuation or comments: nothing a reader looks at
 _SKIP_FIELDS = frozenset(
@@ -146,13 +153,7 @@ _NAMED: dict[type, str] = {
     cst.Param: "name",
     cst.ExceptHandler: "name",
     cst.ExceptStarHandler: "name",
-    cst.MatchAs: "name",
-    cst.MatchStar: "name",
-    cst.MatchMapping: "rest",
-    cst.TypeVar: "name",
-    cst.TypeVarTuple: "name",
-    cst.ParamSpec: "name",
-    cst.TypeAlias: "name",
+    **MARKED,  # match captures, type parameters and aliases
 }
 
 

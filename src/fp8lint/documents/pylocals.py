@@ -130,8 +130,8 @@ def note_binding(
     elif kind is cst.Del:  # `del x` makes `x` local to its function
         scope.mark([n.value for n in store_names(node.target)])  # type: ignore[attr-defined]
         return
-    elif kind in _MARKED:  # match captures, type parameters and aliases
-        value = getattr(node, _MARKED[kind])
+    elif kind in MARKED:  # match captures, type parameters and aliases
+        value = getattr(node, MARKED[kind])
         scope.mark([value.value] if isinstance(value, cst.Name) else [])
         return
     elif kind is cst.Param:  # a nested function's or lambda's, always nested
@@ -177,7 +177,7 @@ def _import_binds(
 
 
 _HANDLERS = (cst.ExceptHandler, cst.ExceptStarHandler)
-_MARKED: dict[type, str] = {
+MARKED: dict[type, str] = {
     cst.MatchAs: "name",
     cst.MatchStar: "name",
     cst.MatchMapping: "rest",
@@ -205,7 +205,7 @@ BINDING_KINDS = frozenset(
         cst.Import,
         cst.ImportFrom,
         *_HANDLERS,
-        *_MARKED,
+        *MARKED,
     }
 )
 # the nodes whose children are in a scope nested in the function around them

@@ -376,7 +376,11 @@ class PyModule(Located):
         if found is None:
             whole = self.facts.module_binders.get(name, set())
             parts = [
-                p for p in self._binding(name, imports, defs, None, False) if p[0] not in whole
+                p
+                for p in binding_parts(
+                    self.facts, self.module, self._stubbed, name, imports, defs, None, False
+                )
+                if p[0] not in whole
             ]
             parts += [(index, 0, self.module.body[index]) for index in whole]
             body = [p[2] for p in sorted(parts, key=lambda p: (p[0], p[1]))]
@@ -407,23 +411,23 @@ class PyModule(Located):
                 keep = {i for chain in facts.mentions.get((unit, name), ()) for i in chain}
                 held = only_holding(function, keep, self._stubbed)
             every = unit < 0 or whole
-            parts = [(top, 1, held), *self._binding(name, imports or whole, defs, held, every)]
+            parts = [
+                (top, 1, held),
+                *binding_parts(
+                    self.facts,
+                    self.module,
+                    self._stubbed,
+                    name,
+                    imports or whole,
+                    defs,
+                    held,
+                    every,
+                ),
+            ]
             body = [p[2] for p in sorted(parts, key=lambda p: (p[0], p[1]))]
             wrapper = MetadataWrapper(cst.Module(body=body), unsafe_skip_copy=True)  # type: ignore[arg-type]
             found = self._by_scope[key] = wrapper.resolve(ScopeProvider)
         return found
-
-    def _binding(
-        self,
-        name: str,
-        imports: bool,
-        defs: tuple[int, ...],
-        held: cst.CSTNode | None,
-        every_import: bool,
-    ) -> list[tuple[int, int, cst.CSTNode]]:
-        """`pycut.binding_parts` of this module: the statements binding `name`."""
-        facts, stubbed = self.facts, self._stubbed
-        return binding_parts(facts, self.module, stubbed, name, imports, defs, held, every_import)
 
     def imported_names(self, node: cst.CSTNode) -> tuple[str, ...]:
         """The dotted names `node` (a name or attribute chain) has through the file's imports,
