@@ -6,7 +6,6 @@ findings with suggestions on one line."""
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -22,14 +21,12 @@ from ..fake_github import FakeGitHub, PrFile
 from .test_review import (
     HEAD,
     M_PATCH,
-    M_YAML,
     REVIEWS,
     SUMMARIES,
     TOKEN,
     TWO_FIXED,
     TWO_FIXED_PATCH,
     TWO_PATCH,
-    TWO_YAML,
     Runner,
 )
 
@@ -48,19 +45,6 @@ def gh() -> Iterator[FakeGitHub]:
         yield fake
     finally:
         fake.stop()
-
-
-@pytest.fixture
-def tree(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    root = tmp_path / "repo"
-    (root / "configs").mkdir(parents=True)
-    (root / "configs" / "m.yaml").write_text(M_YAML)
-    (root / "configs" / "two.yaml").write_text(TWO_YAML)
-    (tmp_path / "event.json").write_text(
-        json.dumps({"pull_request": {"number": 7, "head": {"sha": HEAD}}})
-    )
-    monkeypatch.chdir(root)
-    return root
 
 
 class StepRunner(Runner):

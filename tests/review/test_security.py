@@ -3,7 +3,6 @@ origin or reach the output (whole or in pieces), and bad API data must not crash
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -16,7 +15,7 @@ from fp8lint.review import client as github
 from fp8lint.review import command as review
 
 from ..fake_github import FakeGitHub, PrFile, Recorder
-from .test_review import FP_M, HEAD, M_PATCH, M_YAML, REVIEWS, SUMMARIES, TWO_PATCH, TWO_YAML
+from .test_review import FP_M, HEAD, M_PATCH, REVIEWS, SUMMARIES, TWO_PATCH
 
 TOKEN = "ghp_R7vQ2mXk9LwT4bZs8NcJ6hYd3FpGe5Ua"
 
@@ -54,18 +53,6 @@ def other() -> Iterator[Recorder]:
         yield recorder
     finally:
         recorder.stop()
-
-
-@pytest.fixture
-def tree(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    root = tmp_path / "repo"
-    (root / "configs").mkdir(parents=True)
-    (root / "configs" / "m.yaml").write_text(M_YAML)
-    (root / "configs" / "two.yaml").write_text(TWO_YAML)
-    event = tmp_path / "event.json"
-    event.write_text(json.dumps({"pull_request": {"number": 7, "head": {"sha": HEAD}}}))
-    monkeypatch.chdir(root)
-    return root
 
 
 def environment(gh: FakeGitHub, tree: Path, **extra: str) -> dict[str, str]:
