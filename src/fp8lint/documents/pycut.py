@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 import libcst as cst
 
-from fp8lint.documents.pyfacts import bound_by
+from fp8lint.documents.pylocals import bound_by
 
 if TYPE_CHECKING:
     from fp8lint.documents.pyfacts import Facts

@@ -16,6 +16,7 @@ from fp8lint.documents.pylocals import (
     MARKED,
     NESTING,
     UnitScope,
+    bound_by,
     note_binding,
     own_bindings,
 )
@@ -355,13 +356,6 @@ def _note_import(
         facts.module_imports.append(node)
         if not isinstance(node.names, cst.ImportStar):
             facts.module_imported.update(bound_by(alias) for alias in node.names)
-
-
-def bound_by(alias: cst.ImportAlias) -> str:
-    """The name an import alias binds: `c` of `import a.b as c`, `a` of `import a.b`."""
-    if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
-        return alias.asname.name.value
-    return (get_full_name_for_node(alias.name) or "").split(".", 1)[0]
 
 
 def _skip_strings(node: cst.CSTNode, kind: type, skip: set[int]) -> None:

@@ -162,15 +162,11 @@ def _import_binds(
     if isinstance(node.names, cst.ImportStar):
         return
     for alias in node.names:
-        if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
-            name, dotted = alias.asname.name.value, False
-        else:
-            full = get_full_name_for_node(alias.name) or ""
-            name, dotted = full.split(".", 1)[0], "." in full
+        name = bound_by(alias)
         if into is not None:
             scope.bound.add(name)
             into.add(name)
-        elif dotted:
+        elif _dotted(alias):
             scope.mark([name])
         else:
             scope.bind(name, node, statement, seq)
@@ -226,12 +222,24 @@ def dotted_roots(imports: list[cst.Import | cst.ImportFrom]) -> set[str]:
     """The first names of the module's `import a.b` without `as`: libcst reads `a.b.c`
     through the dotted name `a.b` of the module's scope, whatever binds `a` nearer."""
     return {
-        full.split(".", 1)[0]
+        bound_by(alias)
         for imp in imports
         if isinstance(imp, cst.Import)
         for alias in imp.names
-        if alias.asname is None and "." in (full := get_full_name_for_node(alias.name) or "")
+        if _dotted(alias)
     }
+
+
+def bound_by(alias: cst.ImportAlias) -> str:
+    """The name an import alias binds: `c` of `import a.b as c`, `a` of `import a.b`."""
+    if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
+        return alias.asname.name.value
+    return (get_full_name_for_node(alias.name) or "").split(".", 1)[0]
+
+
+def _dotted(alias: cst.ImportAlias) -> bool:
+    """`import a.b` without `as`: it binds `a`, and the dotted name `a.b` for libcst."""
+    return alias.asname is None and "." in (get_full_name_for_node(alias.name) or "")
 
 
 def view_of(facts: _Nesting, node: cst.CSTNode, name: str) -> int | None:

@@ -51,7 +51,7 @@ from fp8lint.documents.pyedit import keyword_renamed as keyword_renamed
 from fp8lint.documents.pyedit import minimal_edit as minimal_edit
 from fp8lint.documents.pyedit import replaced as replaced
 from fp8lint.documents.pyedit import statement_removed as statement_removed
-from fp8lint.documents.pyfacts import STRINGS, bound_by, string_node
+from fp8lint.documents.pyfacts import STRINGS, string_node
 from fp8lint.documents.pyfacts import AttrSet as AttrSet
 from fp8lint.documents.pyfacts import Facts as Facts
 from fp8lint.documents.pyfacts import children as children
@@ -61,7 +61,7 @@ from fp8lint.documents.pyfacts import is_literal_name as is_literal_name
 from fp8lint.documents.pyfacts import last_name as last_name
 from fp8lint.documents.pyfacts import literal as literal
 from fp8lint.documents.pyfacts import short as short
-from fp8lint.documents.pylocals import FunctionLocals, dotted_roots, view_of
+from fp8lint.documents.pylocals import FunctionLocals, bound_by, dotted_roots, view_of
 from fp8lint.documents.pyscan import DEEP as DEEP
 from fp8lint.documents.pyscan import LINE_BREAK, WORD, blank
 from fp8lint.documents.pyscan import MAX_BOOL as MAX_BOOL
