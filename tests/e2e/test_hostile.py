@@ -1076,3 +1076,16 @@ def test_copytree_of_examples_fix_is_idempotent(tmp_path: Path) -> None:
     first = snapshot(tmp_path)
     call_main("check", str(tmp_path / "ex"), "--fix", "--unsafe-fixes", "-q")
     assert snapshot(tmp_path) == first
+
+
+def test_a_block_ending_the_file_without_a_newline_keeps_its_span_in_the_file() -> None:
+    """libyaml ends the last block of a file without a final newline on a line after it; a
+    finding there (a `defaults:` parent not found) stays on the last line.  Found by the
+    mutation fuzzer."""
+    text = (
+        "model:\n  fp8: true\n  fp8_e4m3: true\n  hidden_size: ${model.x}\n"
+        "defaults:\n  - lambda: _self_"
+    )
+    diags = lint_ok("megatron_gpt_config.yaml", text)
+    found = [d for d in diags if d.code == "FP8407"]
+    assert found and all((d.end_line, d.end_column) == (6, 19) for d in found), found

@@ -52,6 +52,11 @@ class SourceFile:
         owner = start.origin
         if owner is not None and owner is not self and isinstance(owner, SourceFile):
             return owner.span(start, end)  # a node merged in from another file
+        last = len(self.line_starts) - 1
+        if end.line > last:  # libyaml ends a block at the end of a file without a newline
+            end = self.pos_of_index(min(end.index, len(self.text)))  # on a line after it
+        if start.line > last:
+            start = self.pos_of_index(min(start.index, len(self.text)))
         return make_span(
             self.path,
             start.line + 1,
