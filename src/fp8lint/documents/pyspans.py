@@ -7,8 +7,8 @@ could not line the statements up, or once many statements hold one)."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import TYPE_CHECKING
+from collections.abc import Iterator, Mapping
+from typing import TYPE_CHECKING, TypeVar
 
 import libcst as cst
 from libcst.metadata import CodeRange, MetadataWrapper
@@ -23,6 +23,8 @@ if TYPE_CHECKING:
     from fp8lint.documents.pyfacts import Facts
     from fp8lint.documents.text import SourceFile
     from fp8lint.model import Span
+
+_N = TypeVar("_N", bound=cst.CSTNode)
 
 # statements positioned one at a time before one pass over the whole module takes over
 _STATEMENT_PASSES = 64
@@ -41,6 +43,7 @@ class Located:
         self._shift: dict[int, int] | None = None
         self._by_statement: dict[int, Mapping[cst.CSTNode, CodeRange]] = {}
         self._groups: dict[int, dict[cst.CSTNode, CodeRange]] | None = None
+        self._code: dict[int, str] = {}  # top-level statement -> its code, for `rewrite`
         # the first line of each top-level statement, when the scan found them all
         self.statement_lines: list[int] | None = None
         self._spans: dict[int, Span] = {}
@@ -117,11 +120,23 @@ class Located:
     def ranges_at(self, line: int) -> list[tuple[cst.CSTNode, int, int]]:
         """(node, first line, last line) of the nodes of the top-level statement holding
         `line`: positions of that statement only, as the spans of its findings used."""
-        return [
-            (node, r.start.line, r.end.line)
-            for found in self._maps_at(line)
-            for node, r in found.items()
-        ]
+        out: list[tuple[cst.CSTNode, int, int]] = []
+        for found in self._maps_at(line):
+            if isinstance(found, Ranges):
+                out.extend(found.lines())
+            else:
+                out.extend((node, r.start.line, r.end.line) for node, r in found.items())
+        return out
+
+    def _of_kind(
+        self, line: int, kinds: type[_N] | tuple[type[_N], ...]
+    ) -> Iterator[tuple[_N, CodeRange]]:
+        """The nodes of `kinds` (and their ranges) that can start on `line`: the range is
+        made only for a node of the kind asked for."""
+        for found in self._maps_at(line):
+            for node in found:
+                if isinstance(node, kinds):
+                    yield node, found[node]
 
     def _grouped(self) -> dict[int, dict[cst.CSTNode, CodeRange]]:
         """The whole-module ranges grouped by top-level statement: a fix looks only at its
@@ -190,9 +205,7 @@ class Located:
         from, found again for a fix)."""
         key = (span.line, span.column, span.end_line, span.end_column)
         best: cst.CSTNode | None = None
-        for node, r in (item for found in self._maps_at(span.line) for item in found.items()):
-            if not isinstance(node, kinds):
-                continue
+        for node, r in self._of_kind(span.line, kinds):
             a, b = self._pos(r.start.line, r.start.column), self._pos(r.end.line, r.end.column)
             if (a.line + 1, a.column + 1, b.line + 1, b.column + 1) == key:
                 if best is None or _encloses(self, node, best):
@@ -203,9 +216,7 @@ class Located:
         """The innermost statement line holding the start of `span`."""
         point = (span.line, span.column)
         best: tuple[tuple[int, int], cst.SimpleStatementLine] | None = None
-        for node, r in (item for found in self._maps_at(span.line) for item in found.items()):
-            if not isinstance(node, cst.SimpleStatementLine):
-                continue
+        for node, r in self._of_kind(span.line, cst.SimpleStatementLine):
             a, b = self._pos(r.start.line, r.start.column), self._pos(r.end.line, r.end.column)
             start = (a.line + 1, a.column + 1)
             if start <= point <= (b.line + 1, b.column + 1) and (best is None or start > best[0]):
@@ -239,7 +250,11 @@ class Located:
         in which the statement's code changes; None when nothing changes."""
         stmt = self.module.body[index]
         new = stmt.visit(transformer)
-        old_code = self.module.code_for_node(stmt.with_changes(leading_lines=()))
+        old_code = self._code.get(index)
+        if old_code is None:  # several fixes in one statement write its code out once
+            old_code = self._code[index] = self.module.code_for_node(
+                stmt.with_changes(leading_lines=())
+            )
         if isinstance(new, cst.RemovalSentinel):
             new_code = ""
         else:
