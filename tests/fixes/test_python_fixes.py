@@ -9,6 +9,8 @@ import libcst as cst
 import pytest
 
 from fp8lint.diagnostics import Diagnostic
+from fp8lint.documents import python as py
+from fp8lint.documents.text import SourceFile
 from fp8lint.engine import fix_text, lint_text
 from fp8lint.fixes import apply_edits
 from fp8lint.settings import RunSettings
@@ -222,3 +224,99 @@ R = "from transformer_engine.common.recipe import DelayedScaling\n"
 def test_an_added_keyword_keeps_comments_and_indentation(before: str, after: str) -> None:
     """Issue 20: the comment used to move to the inserted line, and a tab became a space."""
     assert fixed(before) == after
+
+
+# -- a fix rewrites the statement line that holds it, not its whole top-level statement ------
+
+
+class _Counting(cst.CSTTransformer):
+    """Turns the integer `1` into `1024`, noting every kind of node it visits."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.seen: set[str] = set()
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        self.seen.add(type(node).__name__)
+        return True
+
+    def leave_Integer(self, original: cst.Integer, updated: cst.Integer) -> cst.Integer:
+        return updated.with_changes(value="1024") if updated.value == "1" else updated
+
+
+NESTED = (
+    "class TestRecipes:\n"
+    "    def test_one(self):\n"
+    "        if True:\n"
+    "            r = make(\n"
+    "                margin=0,\n"
+    "                amax_history_len=1,  # short\n"
+    "            )\n"
+    "\n"
+    "    def test_two(self):\n"
+    "        pass\n"
+)
+
+
+@pytest.mark.parametrize("indent", ["    ", "\t"], ids=["spaces", "tabs"])
+def test_a_nested_line_is_rewritten_alone_with_its_blocks_indentation(indent: str) -> None:
+    text = NESTED.replace("    ", indent)
+    doc = py.deep(lambda: py.parse(SourceFile("t.py", text)))
+    call = next(n for n in _walk(doc.module) if isinstance(n, cst.Call))
+    counting = _Counting()
+    edits = py.deep(lambda: doc.rewrite(0, counting, [call]))
+    # only the statement line was visited: not the class, its methods or the `if`
+    assert not counting.seen & {"ClassDef", "FunctionDef", "If", "IndentedBlock"}
+    ((start, end, content),) = edits
+    after = text[:start] + content + text[end:]
+    assert after == text.replace("amax_history_len=1,", "amax_history_len=1024,")
+
+
+def test_a_change_outside_a_statement_line_rewrites_the_whole_statement() -> None:
+    """A recipe in a `with` header is in no statement line: the statement is rewritten."""
+    text = (
+        "def f():\n"
+        "    with autocast(recipe=make(\n"
+        "        amax_history_len=1,\n"
+        "    )):\n"
+        "        pass\n"
+    )
+    doc = py.deep(lambda: py.parse(SourceFile("t.py", text)))
+    call = [n for n in _walk(doc.module) if isinstance(n, cst.Call)][1]
+    counting = _Counting()
+    ((start, end, content),) = py.deep(lambda: doc.rewrite(0, counting, [call]))
+    assert "FunctionDef" in counting.seen
+    assert text[:start] + content + text[end:] == text.replace("=1,", "=1024,")
+
+
+def test_a_nested_recipe_in_a_with_header_and_a_removed_line_are_fixed() -> None:
+    before = textwrap.dedent("""\
+        import transformer_engine.pytorch as te
+        from transformer_engine.common.recipe import DelayedScaling
+        from nemo.lightning.pytorch.plugins.mixed_precision import MegatronMixedPrecision
+
+        class TestPlugins:
+            def test_plugin(self):
+                plugin = MegatronMixedPrecision(precision="bf16-mixed", fp8="hybrid",
+                                                fp8_recipe="tensorwise")
+                plugin.fp8_amax_history_len = 8
+                return plugin
+
+            def test_autocast(self):
+                with te.fp8_autocast(fp8_recipe=DelayedScaling(
+                    margin=0,
+                    amax_history_len=1,
+                )):
+                    pass
+        """)
+    after = fixed(before)
+    assert "plugin.fp8_amax_history_len" not in after
+    assert "        return plugin\n" in after
+    assert "amax_history_len=1024," in after and 'amax_compute_algo="max",' in after
+
+
+def _walk(node: cst.CSTNode) -> list[cst.CSTNode]:
+    out = [node]
+    for child in node.children:
+        out.extend(_walk(child))
+    return out

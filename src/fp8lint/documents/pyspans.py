@@ -244,29 +244,102 @@ class Located:
         decorators = getattr(stmt, "decorators", ())
         return self._range(decorators[0] if decorators else stmt).start.line
 
-    def rewrite(self, index: int, transformer: cst.CSTTransformer) -> tuple[int, int, str] | None:
-        """The edit that makes top-level statement `index` what `transformer` turns it into
-        (or removes it): (start, end, new text) in the file's characters, the smallest region
-        in which the statement's code changes; None when nothing changes."""
+    def rewrite(
+        self, index: int, transformer: cst.CSTTransformer, nodes: list[cst.CSTNode]
+    ) -> list[tuple[int, int, str]]:
+        """The edits that make top-level statement `index` what `transformer` turns it into,
+        where the changes are at `nodes`: (start, end, new text) in the file's characters.
+
+        Each statement line that holds a changed node is rewritten alone, so a fix in a test
+        class of 40,000 nodes visits and writes out one line, not the class (once per fix);
+        the whole statement is rewritten when a change is outside such a line (a decorator,
+        a `with` header) or removes a line."""
+        lines: dict[int, cst.SimpleStatementLine] = {}
+        for node in nodes:
+            line = self._line_holding(node)
+            if line is None:
+                return self._rewrite_statement(index, transformer)
+            lines[id(line)] = line
+        out: list[tuple[int, int, str]] = []
+        for line in lines.values():
+            new = line.visit(transformer)
+            begin = self.start(line).index
+            indent = self.file.text[self._pos(self._range(line).start.line, 0).index : begin]
+            if not isinstance(new, cst.SimpleStatementLine) or indent.strip(" \t"):
+                return self._rewrite_statement(index, transformer)
+            try:
+                edit = self._edit(line, new, begin - len(indent), indent=indent)
+            except ValueError:  # not written back exactly alone: the statement as a whole
+                return self._rewrite_statement(index, transformer)
+            if edit is not None:
+                out.append(edit)
+        return out
+
+    def _line_holding(self, node: cst.CSTNode) -> cst.SimpleStatementLine | None:
+        """The innermost statement line whose range holds `node`'s (the node itself when it
+        is one); None when no line does (a decorator, a compound statement's header)."""
+        if isinstance(node, cst.SimpleStatementLine):
+            return node
+        r = self._range(node)
+        inner = ((r.start.line, r.start.column), (r.end.line, r.end.column))
+        best: tuple[tuple[int, int], cst.SimpleStatementLine] | None = None
+        for line, lr in self._of_kind(r.start.line, cst.SimpleStatementLine):
+            start = (lr.start.line, lr.start.column)
+            if start <= inner[0] and inner[1] <= (lr.end.line, lr.end.column):
+                if best is None or start > best[0]:
+                    best = (start, line)
+        return best[1] if best is not None else None
+
+    def _rewrite_statement(
+        self, index: int, transformer: cst.CSTTransformer
+    ) -> list[tuple[int, int, str]]:
+        """The edit that rewrites the whole of top-level statement `index` (or removes it)."""
         stmt = self.module.body[index]
         new = stmt.visit(transformer)
-        old_code = self._code.get(index)
-        if old_code is None:  # several fixes in one statement write its code out once
-            old_code = self._code[index] = self.module.code_for_node(
-                stmt.with_changes(leading_lines=())
-            )
-        if isinstance(new, cst.RemovalSentinel):
-            new_code = ""
-        else:
+        if not isinstance(new, cst.RemovalSentinel):
             assert isinstance(new, (cst.SimpleStatementLine, cst.BaseCompoundStatement))
-            new_code = self.module.code_for_node(new.with_changes(leading_lines=()))
+        edit = self._edit(stmt, new, self._pos(self._first_line(index), 0).index, index)
+        return [edit] if edit is not None else []
+
+    def _edit(
+        self,
+        old: cst.CSTNode,
+        new: cst.CSTNode | cst.RemovalSentinel,
+        begin: int,
+        index: int | None = None,
+        indent: str = "",
+    ) -> tuple[int, int, str] | None:
+        """The smallest edit that turns statement `old`, written at `begin` under `indent`
+        (its blocks' indentation), into `new`; its code is checked against the file's text
+        there first.  `index`: a top-level statement's, whose old code is kept for the other
+        fixes in it."""
+        old_code = self._code.get(index) if index is not None else None
+        if old_code is None:
+            old_code = self._code_of(old, indent)
+            if index is not None:
+                self._code[index] = old_code
+        new_code = "" if isinstance(new, cst.RemovalSentinel) else self._code_of(new, indent)
         if old_code == new_code:
             return None
-        begin = self._pos(self._first_line(index), 0).index
         if self.file.text[begin : begin + len(old_code)] != old_code:
             raise ValueError("libcst does not reproduce this statement exactly")
         a, b, content = minimal_edit(old_code, new_code)
         return begin + a, begin + b, content
+
+    def _code_of(self, node: cst.CSTNode, indent: str) -> str:
+        """`node`'s code without its leading lines, as written inside blocks indented by
+        `indent` (libcst writes a nested statement's continuation lines with its blocks'
+        indentation, which `code_for_node` alone leaves out)."""
+        from libcst._nodes.internal import CodegenState
+
+        module = self.module
+        state = CodegenState(
+            default_indent=module.default_indent,
+            default_newline=module.default_newline,
+            indent_tokens=[indent] if indent else [],
+        )
+        node.with_changes(leading_lines=())._codegen(state)
+        return "".join(state.tokens)
 
 
 def _encloses(pm: Located, outer: cst.CSTNode, inner: cst.CSTNode) -> bool:

@@ -64,12 +64,12 @@ def _plan(
 
     doc = load(file)
     changes: dict[int, list[Change]] = {}
-    statements: set[int] = set()
+    statements: dict[int, list[cst.CSTNode]] = {}  # top-level statement -> changed nodes
     intent: list[tuple[str, object]] = []
 
     def at(node: cst.CSTNode, change: Change) -> None:
         changes.setdefault(id(node), []).append(change)
-        statements.add(doc.statement_of(node))
+        statements.setdefault(doc.statement_of(node), []).append(node)
 
     def value_at(span: Span) -> cst.BaseExpression:
         if span.path != file.path:
@@ -118,7 +118,7 @@ def _plan(
             if op.field:
                 intent.append((op.field, ANY_VALUE))
     rewrite = py.Rewrite(changes)
-    raw = [found for i in sorted(statements) if (found := doc.rewrite(i, rewrite)) is not None]
+    raw = [edit for i in sorted(statements) for edit in doc.rewrite(i, rewrite, statements[i])]
     return raw, intent
 
 
