@@ -198,6 +198,24 @@ def test_resolvers_are_registered_once(monkeypatch: pytest.MonkeyPatch) -> None:
 # ---------------------------------------------------------------------------------- merge
 
 
+@pytest.mark.parametrize(
+    "text",
+    ["${a}", "${a.b}", "${.a}", "${..a.b_c}", "${...x}", "${_k.v2}", "${model.fp8_hybrid}"],
+)
+@pytest.mark.parametrize("parent", [(), ("model",), ("model", "optim")])
+def test_a_plain_reference_reads_as_the_grammar_does(text: str, parent: tuple[str, ...]) -> None:
+    """The unparsed reading of one plain `${key}` is the grammar's, dots and all."""
+    assert omega._PLAIN.fullmatch(text)
+    assert omega._interpolation_refs(text, parent) == omega._grammar_refs(text, parent)
+
+
+@pytest.mark.parametrize(
+    "text", ["${a}b", "${ a }", "${a.${b}}", "${oc.env:X}", "${a-b}", "${0}", "x${a}", "${}"]
+)
+def test_anything_else_is_read_by_the_grammar(text: str) -> None:
+    assert omega._PLAIN.fullmatch(text) is None
+
+
 def scalar_at(node: Node, *path: str) -> Node:
     found = omega.lookup(node, path)
     assert found is not None

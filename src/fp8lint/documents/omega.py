@@ -21,6 +21,7 @@ caller's to say.  Callers import from here (the names of `omega_base`, `omega_re
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -76,9 +77,24 @@ class _Info:
     copy_of: Path | None = None  # the value is `${that}` and nothing else: a copy of it
 
 
+# `${key.path}` (relative dots allowed) and nothing else, in names the grammar reads as plain
+# keys: the common case, whose reading needs no parse (OmegaConf parses it again to resolve)
+_PLAIN = re.compile(r"\$\{(\.*)([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*)\}")
+
+
 def _interpolation_refs(text: str, parent: Path) -> tuple[list[Path], int, str | None, bool]:
     """(paths referenced, resolver calls, problem, whether the text is one `${key}` and
-    nothing else) of one interpolation string, read with OmegaConf's own grammar."""
+    nothing else) of one interpolation string: read with OmegaConf's own grammar, except
+    for one plain `${key}`, which reads the same either way (tests/documents/test_omega.py)."""
+    plain = _PLAIN.fullmatch(text)
+    if plain is not None:
+        target = _target(parent, len(plain[1]), plain[2].split("."))
+        return ([target] if target is not None else []), 0, None, target is not None
+    return _grammar_refs(text, parent)
+
+
+def _grammar_refs(text: str, parent: Path) -> tuple[list[Path], int, str | None, bool]:
+    """`_interpolation_refs` by OmegaConf's grammar."""
     from omegaconf.errors import GrammarParseError
     from omegaconf.grammar.gen.OmegaConfGrammarParser import OmegaConfGrammarParser as G
     from omegaconf.grammar_parser import parse

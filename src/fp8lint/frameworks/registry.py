@@ -64,10 +64,28 @@ def label(name: str) -> str:
     return fam.label if fam is not None else UNIDENTIFIED_LABEL
 
 
+class _Deferred:
+    """A reader whose module is imported the first time it is called: the first recognizer
+    that answers wins, so a NeMo config never loads the twenty readers ordered after NeMo's."""
+
+    __slots__ = ("_family", "_read", "_ref")
+
+    def __init__(self, family: Family, ref: str) -> None:
+        self._family, self._ref = family, ref
+        self._read: Callable[..., Any] | None = None
+
+    def __call__(self, *args: Any) -> Any:
+        if self._read is None:
+            self._read = self._family.resolve(self._ref)
+        return self._read(*args)
+
+
 def _ordered(pick: Callable[[Family], tuple[tuple[int, str], ...]]) -> list[tuple[str, Any]]:
     """(family name, reader) lowest order first."""
     entries = [(order, fam.name, ref, fam) for fam in families() for order, ref in pick(fam)]
-    return [(fam.name, fam.resolve(ref)) for _, _, ref, fam in sorted(entries, key=lambda e: e[:3])]
+    return [
+        (fam.name, _Deferred(fam, ref)) for _, _, ref, fam in sorted(entries, key=lambda e: e[:3])
+    ]
 
 
 @cache

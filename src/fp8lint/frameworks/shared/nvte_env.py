@@ -18,12 +18,14 @@ here.  A written value that cannot be read (`$RHT`) is unknown too.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from fp8lint.documents.shell import Script
 from fp8lint.documents.text import SourceFile
 from fp8lint.frameworks.shared.base import Arg, written
 from fp8lint.model import Fp8Site, Setting
+
+if TYPE_CHECKING:  # a YAML file's environment block needs no shell parser
+    from fp8lint.documents.shell import Script
 
 # variable -> (model field, boolean: `== "1"`)
 NVTE_ENV: dict[str, tuple[str, bool]] = {

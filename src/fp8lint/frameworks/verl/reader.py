@@ -18,8 +18,8 @@ the site's `packing`.  The MXFP8 recipe is `override_transformer_config.fp8_reci
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
-from fp8lint.documents.shell import Script, Word
 from fp8lint.documents.text import SourceFile
 from fp8lint.documents.tree import Document, Node
 from fp8lint.frameworks.shared import hydra
@@ -34,6 +34,9 @@ from fp8lint.frameworks.shared.transformer_config import (
 )
 from fp8lint.frameworks.shared.tree_args import args_of_map, submap
 from fp8lint.model import Fp8Site, Framework, Setting, SourceNote, Span
+
+if TYPE_CHECKING:  # the shell parser is needed only for a launch script
+    from fp8lint.documents.shell import Script, Word
 
 LABEL = "verl (Megatron TransformerConfig)"
 DEFAULTS = SurfaceDefaults("verl")
