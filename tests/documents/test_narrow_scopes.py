@@ -205,6 +205,17 @@ BINDINGS = textwrap.dedent(
     squares = [loop_var for loop_var in range(3) if DS and recipe]
     r = DS()
     r.margin = 2
+    twice_top = DS()
+    twice_top = None
+    counted = 0
+    counted += 1
+    typed: DS = DS()
+    [wal := DS() for _ in range(2)]
+    wal = recipe.DelayedScaling()
+    comp_shadow = DS()
+    comp_list = [comp_shadow for comp_shadow in range(2)]
+    MXFP8BlockScaling = MXFP8BlockScaling or DS
+    uses = uses
     """
 )
 
@@ -303,3 +314,38 @@ def test_own_bindings_are_read_plainly_and_the_unusual_ones_are_left_to_libcst()
     imports = doc._locals(late)
     assert "te" in imports and "DS" in imports and "helper" in imports  # read from the imports
     assert "torch" in facts.unit_scopes[late].unsure  # `import torch.distributed`: libcst's
+
+
+def test_a_top_level_assignment_target_is_read_from_the_global_analysis() -> None:
+    """`recipe = DelayedScaling(...)` at the top of a module: its name is bound in the global
+    scope, whatever else binds it there, so the analysis of the imports, definitions and
+    statements that bind it answers (the answers are checked against libcst's above); a use
+    inside a comprehension, which may see the comprehension's own binding, does not."""
+    doc = py.deep(lambda: py.parse(SourceFile("recipe.py", BINDINGS)))
+    targets: dict[str, list[cst.CSTNode]] = {}
+    for stmt in doc.module.body:
+        if isinstance(stmt, cst.SimpleStatementLine):
+            for small in stmt.body:
+                if isinstance(small, cst.Assign):
+                    found = [t.target for t in small.targets]
+                elif isinstance(small, (cst.AnnAssign, cst.AugAssign)):
+                    found = [small.target]
+                else:
+                    continue
+                for t in found:
+                    if isinstance(t, cst.Name):
+                        targets.setdefault(t.value, []).append(t)
+    for name in ("twice_top", "counted", "typed", "wal", "MXFP8BlockScaling", "uses", "r"):
+        assert name in doc.facts.module_bound or name in doc.facts.module_defined
+        for target in targets[name]:
+            assert doc._narrow_scope(target) is not None, name
+    assert len(py.deep(lambda: doc.assignments(targets["twice_top"][0]))) == 2
+    assert py.deep(lambda: doc.bound_once_where(targets["r"][0]))
+    comp = next(
+        n
+        for n in _names(doc.module)
+        if isinstance(n, cst.Name)
+        and n.value == "comp_shadow"
+        and doc.facts.statement[id(n)] == doc.facts.statement[id(targets["comp_shadow"][0])] + 1
+    )
+    assert doc._narrow_scope(comp) is None

@@ -5,6 +5,8 @@ No wall-clock time is asserted: each test counts the operation that grew, at two
 
 from __future__ import annotations
 
+import os
+import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -144,7 +146,9 @@ def test_a_name_read_by_many_recipe_calls_is_looked_up_once() -> None:
         original = scope_provider.Scope.__getitem__
 
         def counted(self: Any, name: str) -> Any:
-            seen[0] += name == "MARGIN"
+            # fp8lint's own questions (libcst asks its scopes too while it analyses one)
+            caller = sys._getframe(1).f_code.co_filename
+            seen[0] += name == "MARGIN" and caller.endswith(os.path.join("documents", "python.py"))
             return original(self, name)
 
         scope_provider.Scope.__getitem__ = counted  # type: ignore[method-assign]

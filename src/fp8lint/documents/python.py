@@ -61,7 +61,7 @@ from fp8lint.documents.pyfacts import is_literal_name as is_literal_name
 from fp8lint.documents.pyfacts import last_name as last_name
 from fp8lint.documents.pyfacts import literal as literal
 from fp8lint.documents.pyfacts import short as short
-from fp8lint.documents.pylocals import FunctionLocals, bound_by, dotted_roots, view_of
+from fp8lint.documents.pylocals import FunctionLocals, assigns, bound_by, dotted_roots, view_of
 from fp8lint.documents.pyscan import DEEP as DEEP
 from fp8lint.documents.pyscan import LINE_BREAK, WORD, blank
 from fp8lint.documents.pyscan import MAX_BOOL as MAX_BOOL
@@ -127,6 +127,7 @@ def parse(file: SourceFile, relevant: re.Pattern[str] | None = None) -> PyModule
 
 
 _SMALL_UNIT = 300  # names in a function analysed whole rather than once per name
+_TOP_TARGETS = 64  # top-level assigned names analysed one by one, at most
 
 
 _CLAUSE = re.compile(r"(?:else|elif|except|finally)\b")
@@ -305,7 +306,9 @@ class PyModule(Located):
         ):
             return self._imports_scope()
         if id(node) in facts.module_use:  # seen from the global scope (or a comprehension)
-            return None if shared else self._global_scope(name, imported, defs)
+            if shared and not self._top_target(node, name):
+                return None
+            return self._global_scope(name, imported, defs)
         top = facts.statement.get(id(node))
         if top is None:
             return None
@@ -330,6 +333,14 @@ class PyModule(Located):
         if shared:
             return None  # the analyses below leave out the module's other bindings
         return self._unit_scopes(top, unit, imported, defs, name).get(node)
+
+    def _top_target(self, node: cst.CSTNode, name: str) -> bool:
+        """Whether `node` is the name a top-level assignment binds (`r = DelayedScaling()`),
+        which the global analysis answers (`_TOP_TARGETS` names, before the module's runs)."""
+        if name not in self._globals and (self._scopes or len(self._globals) >= _TOP_TARGETS):
+            return False
+        index = self.facts.statement.get(id(node))
+        return index is not None and assigns(self.module.body[index], node)
 
     def _plain(self, node: cst.CSTNode, name: str) -> bool:
         """False for `name.attr` when the module imports `name.x` without `as`."""
