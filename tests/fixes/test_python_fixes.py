@@ -180,8 +180,12 @@ def test_value_bound_to_a_name_is_advice_only() -> None:
         "r = DelayedScaling(\r\n    margin=0,\r\n    amax_history_len=1\r\n)\r\n",
         "\ufefffrom transformer_engine.common.recipe import DelayedScaling\n"
         "x = '🙂'; r = DelayedScaling(amax_history_len=1)\n",
+        "from transformer_engine.common.recipe import DelayedScaling\r\n"
+        "class T:\r\n    def f(self):\r\n        if True:\r\n"
+        "            return DelayedScaling(\r\n                margin=0,\r\n"
+        "                amax_history_len=1,\r\n            )\r\n",
     ],
-    ids=["function", "crlf", "bom-astral"],
+    ids=["function", "crlf", "bom-astral", "nested-crlf"],
 )
 def test_each_edit_is_the_changed_region_of_the_transformed_module(text: str) -> None:
     found = fixes(text)
