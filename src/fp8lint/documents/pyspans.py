@@ -255,8 +255,10 @@ class Located:
         the whole statement is rewritten when a change is outside such a line (a decorator,
         a `with` header) or removes a line."""
         lines: dict[int, cst.SimpleStatementLine] = {}
-        for node in nodes:
-            line = self._line_holding(node)
+        for node in nodes:  # the line a node is in (a header or a decorator is in none)
+            line = (
+                node if isinstance(node, cst.SimpleStatementLine) else self.line_at(self.span(node))
+            )
             if line is None:
                 return self._rewrite_statement(index, transformer)
             lines[id(line)] = line
@@ -274,21 +276,6 @@ class Located:
             if edit is not None:
                 out.append(edit)
         return out
-
-    def _line_holding(self, node: cst.CSTNode) -> cst.SimpleStatementLine | None:
-        """The innermost statement line whose range holds `node`'s (the node itself when it
-        is one); None when no line does (a decorator, a compound statement's header)."""
-        if isinstance(node, cst.SimpleStatementLine):
-            return node
-        r = self._range(node)
-        inner = ((r.start.line, r.start.column), (r.end.line, r.end.column))
-        best: tuple[tuple[int, int], cst.SimpleStatementLine] | None = None
-        for line, lr in self._of_kind(r.start.line, cst.SimpleStatementLine):
-            start = (lr.start.line, lr.start.column)
-            if start <= inner[0] and inner[1] <= (lr.end.line, lr.end.column):
-                if best is None or start > best[0]:
-                    best = (start, line)
-        return best[1] if best is not None else None
 
     def _rewrite_statement(
         self, index: int, transformer: cst.CSTTransformer
