@@ -1132,7 +1132,7 @@ def main(argv: list[str] | None = None) -> int:
         f"{stack / s['yamllint FP8 YAML']:.3f}× yamllint on the FP8 YAML file; beyond it, the "
         f"cold call spends {s['fp8lint FP8 YAML'] - stack:.3f} s "
         f"({(s['fp8lint FP8 YAML'] - stack) / s['yamllint FP8 YAML']:.3f}× yamllint). "
-        "Before this run the floor validated with a `TypeAdapter(int)`, which never loads "
+        "The floor's older definition validated with a `TypeAdapter(int)`, which never loads "
         "pydantic's model machinery; that floor (`stack_floor.py --adapter`) takes "
         f"{adapter:.3f} s here, and beyond it the cold call spends "
         f"{(s['fp8lint FP8 YAML'] - adapter) / s['yamllint FP8 YAML']:.3f}× yamllint.",

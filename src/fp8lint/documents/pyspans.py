@@ -265,12 +265,12 @@ class Located:
         out: list[tuple[int, int, str]] = []
         for line in lines.values():
             new = line.visit(transformer)
-            begin = self.start(line).index
-            indent = self.file.text[self._pos(self._range(line).start.line, 0).index : begin]
+            begin = self._pos(self._range(line).start.line, 0).index  # the line's first column
+            indent = self.file.text[begin : self.start(line).index]
             if not isinstance(new, cst.SimpleStatementLine) or indent.strip(" \t"):
                 return self._rewrite_statement(index, transformer)
             try:
-                edit = self._edit(line, new, begin - len(indent), indent=indent)
+                edit = self._edit(line, new, begin, indent=indent)
             except ValueError:  # not written back exactly alone: the statement as a whole
                 return self._rewrite_statement(index, transformer)
             if edit is not None:
