@@ -9,10 +9,9 @@ resolved once per file and only on demand, over the parsed nodes themselves
 over as little as gives libcst's whole-module answer (`_narrow_scope`): the imports alone
 for a name only imports bind; for a use inside a function, that function cut to the
 statements holding the name, after the imports and the top-level definitions (as
-signatures) that bind it.  Only a name that module-level code binds otherwise, or one
-declared `global`, takes the module with the bodies of the top-level definitions the caller
-did not `focus` on replaced by `...` (the whole module if a question reaches into one).
-Positions are `pyspans`'.
+signatures) that bind it.  A name module-level code binds otherwise, or one declared
+`global`, takes the module with the bodies of the definitions the caller did not `focus` on
+as `...` (the whole module if a question reaches into one).  Positions are `pyspans`'.
 
 Names are resolved by libcst's scope analysis: `imported_names` gives the dotted names an
 expression has through imports (aliases, `import a.b as c`, module attributes), and
@@ -37,7 +36,7 @@ from typing import TYPE_CHECKING, Any
 
 import libcst as cst
 from libcst.helpers import get_full_name_for_node
-from libcst.metadata import MetadataWrapper, QualifiedNameSource, ScopeProvider
+from libcst.metadata import MetadataWrapper, QualifiedNameSource
 
 from fp8lint.documents.pycut import binding_parts, only_holding, signature_body
 from fp8lint.documents.pydeep import deep as deep
@@ -73,6 +72,7 @@ from fp8lint.documents.pyscan import MAX_DEPTH as MAX_DEPTH
 from fp8lint.documents.pyscan import Shape as Shape
 from fp8lint.documents.pyscan import prune as prune
 from fp8lint.documents.pyscan import scan as scan
+from fp8lint.documents.pyscopes import SCOPES
 from fp8lint.documents.pyspans import Located
 from fp8lint.documents.text import ParseError, SourceFile
 
@@ -246,14 +246,14 @@ class PyModule(Located):
     def scope(self, node: cst.CSTNode) -> Scope | None:
         if self._scopes is None:
             if self._focus is None:
-                self._scopes = self._metadata().resolve(ScopeProvider)
+                self._scopes = self._metadata().resolve(SCOPES)
             else:
                 skeleton = MetadataWrapper(self._skeleton(self._focus), unsafe_skip_copy=True)
-                self._scopes = skeleton.resolve(ScopeProvider)
+                self._scopes = skeleton.resolve(SCOPES)
         found = self._scopes.get(node)
         if found is None and self._focus is not None:
             self._focus = None  # a node the skeleton left out: analyse the whole module
-            self._scopes = self._metadata().resolve(ScopeProvider)
+            self._scopes = self._metadata().resolve(SCOPES)
             self._assigned.clear()  # keyed by the ids of the scopes just dropped
             found = self._scopes.get(node)
         return found
@@ -376,7 +376,7 @@ class PyModule(Located):
         if self._imports is None:
             body = [cst.SimpleStatementLine(body=[x]) for x in self.facts.module_imports]
             wrapper = MetadataWrapper(cst.Module(body=body), unsafe_skip_copy=True)
-            self._imports = (wrapper.resolve(ScopeProvider).get(wrapper.module),)
+            self._imports = (wrapper.resolve(SCOPES).get(wrapper.module),)
         return self._imports[0]
 
     def _global_scope(self, name: str, imports: bool, defs: tuple[int, ...]) -> Scope | None:
@@ -396,7 +396,7 @@ class PyModule(Located):
             parts += [(index, 0, self.module.body[index]) for index in whole]
             body = [p[2] for p in sorted(parts, key=lambda p: (p[0], p[1]))]
             wrapper = MetadataWrapper(cst.Module(body=body), unsafe_skip_copy=True)  # type: ignore[arg-type]
-            found = self._globals[name] = (wrapper.resolve(ScopeProvider).get(wrapper.module),)
+            found = self._globals[name] = (wrapper.resolve(SCOPES).get(wrapper.module),)
         return found[0]
 
     def _unit_scopes(
@@ -437,7 +437,7 @@ class PyModule(Located):
             ]
             body = [p[2] for p in sorted(parts, key=lambda p: (p[0], p[1]))]
             wrapper = MetadataWrapper(cst.Module(body=body), unsafe_skip_copy=True)  # type: ignore[arg-type]
-            found = self._by_scope[key] = wrapper.resolve(ScopeProvider)
+            found = self._by_scope[key] = wrapper.resolve(SCOPES)
         return found
 
     def imported_names(self, node: cst.CSTNode) -> tuple[str, ...]:
