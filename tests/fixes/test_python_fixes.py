@@ -324,3 +324,43 @@ def _walk(node: cst.CSTNode) -> list[cst.CSTNode]:
     for child in node.children:
         out.extend(_walk(child))
     return out
+
+
+def _parses(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The texts libcst parses from now on, in order."""
+    seen: list[str] = []
+    real = cst.parse_module
+
+    def counting(source: str, *args: object, **kwargs: object) -> cst.Module:
+        seen.append(source)
+        return real(source, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(cst, "parse_module", counting)
+    return seen
+
+
+RECIPE = textwrap.dedent("""\
+    from transformer_engine.common.recipe import DelayedScaling
+
+    def recipe():
+        return DelayedScaling(margin=0, amax_history_len=1)
+    """)
+
+
+def test_the_fix_loop_parses_each_fixed_text_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    seen = _parses(monkeypatch)
+    result = fix_text("t.py", RECIPE, "python", RunSettings(), True)
+    assert result.failure is None and result.fixed
+    # the file, then the fixed text: its check's parse is what its lint reads
+    assert seen == [RECIPE, result.text]
+
+
+def test_a_lint_that_leaves_code_out_parses_its_own_text(monkeypatch: pytest.MonkeyPatch) -> None:
+    text = RECIPE + "\n\ndef unrelated(x):\n    return x + 1\n"
+    seen = _parses(monkeypatch)
+    result = fix_text("t.py", text, "python", RunSettings(), True)
+    assert result.failure is None and result.fixed
+    assert "amax_history_len=1024" in result.text and result.text.endswith("return x + 1\n")
+    # the whole fixed text is checked; the lint reads it without `unrelated`, parsed anew
+    assert len(seen) == 3 and seen[1] == result.text
+    assert "unrelated" not in seen[0] and "unrelated" not in seen[2]

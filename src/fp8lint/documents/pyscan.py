@@ -361,6 +361,29 @@ def prune(
     return pruned, kept, dropped
 
 
+_CLAUSE = re.compile(r"(?:else|elif|except|finally)\b")
+
+
+def statement_lines(text: str, starts: list[int], count: int) -> list[int] | None:
+    """The first line of each top-level statement libcst found (its first decorator for a
+    decorated definition), from the scan's statement starts: clauses (`else:`, `except:`)
+    continue the statement above them and decorators belong to the definition below.  None
+    when the scan and libcst do not count the same statements."""
+    lines: list[int] = []
+    line = 1
+    last = 0
+    decorated = False
+    for start in starts:
+        if _CLAUSE.match(text, start):
+            continue
+        line += sum(1 for _ in LINE_BREAK.finditer(text, last, start))
+        last = start
+        if not decorated:
+            lines.append(line)
+        decorated = text.startswith("@", start)
+    return lines if len(lines) == count else None
+
+
 def blank(text: str, spans: Sequence[tuple[int, int]]) -> str:
     """`text` with the characters of `spans` turned into spaces (same length)."""
     if not spans:

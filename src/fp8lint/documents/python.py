@@ -62,13 +62,13 @@ from fp8lint.documents.pyfacts import literal as literal
 from fp8lint.documents.pyfacts import short as short
 from fp8lint.documents.pylocals import FunctionLocals, assigns, bound_by, dotted_roots, view_of
 from fp8lint.documents.pyscan import DEEP as DEEP
-from fp8lint.documents.pyscan import LINE_BREAK, WORD, blank
 from fp8lint.documents.pyscan import MAX_BOOL as MAX_BOOL
 from fp8lint.documents.pyscan import MAX_BRACKET_WORK as MAX_BRACKET_WORK
 from fp8lint.documents.pyscan import MAX_BRACKETS as MAX_BRACKETS
 from fp8lint.documents.pyscan import MAX_CHAIN as MAX_CHAIN
 from fp8lint.documents.pyscan import MAX_CHAIN_WORK as MAX_CHAIN_WORK
 from fp8lint.documents.pyscan import MAX_DEPTH as MAX_DEPTH
+from fp8lint.documents.pyscan import WORD, blank, statement_lines
 from fp8lint.documents.pyscan import Shape as Shape
 from fp8lint.documents.pyscan import prune as prune
 from fp8lint.documents.pyscan import scan as scan
@@ -92,11 +92,14 @@ _AT = re.compile(r"error at (\d+):(\d+)")
 def parse(file: SourceFile, relevant: re.Pattern[str] | None = None) -> PyModule:
     """The file's module (kept on the `SourceFile`): parsed by libcst after `scan`, without
     the top-level definitions `relevant` does not reach (see `prune`).  Raises `ParseError`
-    with a line and column for what libcst cannot read.  Call it inside `deep`."""
+    with a line and column for what libcst cannot read.  Call it inside `deep`.  A module
+    already on the file (the fix loop's check parsed the whole text) stands for the parse
+    when nothing is left out."""
     cached = file.parsed
     if isinstance(cached, PyModule) and cached.relevant is relevant:
         return cached
     bom = 1 if file.text.startswith("\ufeff") else 0
+    whole = cached if isinstance(cached, cst.Module) and not bom else None
     source = file.text[bom:]
     shape = scan(source)
     dropped: list[tuple[int, int]] = []
@@ -113,7 +116,7 @@ def parse(file: SourceFile, relevant: re.Pattern[str] | None = None) -> PyModule
             1,
         )
     try:
-        module = cst.parse_module(text)
+        module = whole if whole is not None and text is source else cst.parse_module(text)
     except cst.ParserSyntaxError as err:
         raise _syntax_error(text, err, file.path) from None
     except RecursionError:
@@ -121,36 +124,13 @@ def parse(file: SourceFile, relevant: re.Pattern[str] | None = None) -> PyModule
     found = PyModule(file, module, text, bom, relevant)
     found.left_out = (shape, dropped)
     if shape.plain and not shape.broken:
-        found.statement_lines = _statement_lines(text, starts, len(module.body))
+        found.statement_lines = statement_lines(text, starts, len(module.body))
     file.parsed = found
     return found
 
 
 _SMALL_UNIT = 300  # names in a function analysed whole rather than once per name
 _TOP_TARGETS = 64  # top-level assigned names analysed one by one, at most
-
-
-_CLAUSE = re.compile(r"(?:else|elif|except|finally)\b")
-
-
-def _statement_lines(text: str, starts: list[int], count: int) -> list[int] | None:
-    """The first line of each top-level statement libcst found (its first decorator for a
-    decorated definition), from the scan's statement starts: clauses (`else:`, `except:`)
-    continue the statement above them and decorators belong to the definition below.  None
-    when the scan and libcst do not count the same statements."""
-    lines: list[int] = []
-    line = 1
-    last = 0
-    decorated = False
-    for start in starts:
-        if _CLAUSE.match(text, start):
-            continue
-        line += sum(1 for _ in LINE_BREAK.finditer(text, last, start))
-        last = start
-        if not decorated:
-            lines.append(line)
-        decorated = text.startswith("@", start)
-    return lines if len(lines) == count else None
 
 
 def _syntax_error(text: str, err: cst.ParserSyntaxError, path: str) -> ParseError:

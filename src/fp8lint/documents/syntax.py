@@ -15,11 +15,18 @@ if TYPE_CHECKING:
 def syntax_error(text: str, kind: str) -> str | None:
     """Why `text` does not parse as `kind`, or None when it does (a shell script has no
     parser here: the shell itself is the only judge, and fp8lint never runs it)."""
+    return checked_parse(text, kind)[0]
+
+
+def checked_parse(text: str, kind: str) -> tuple[str | None, object | None]:
+    """`syntax_error`, and the parse it made where a reader can take it over: a Python
+    module of the whole text (the fix loop's next lint of that text then skips its parse)."""
+    tree: object | None = None
     try:
         if kind == "python":
             import libcst
 
-            libcst.parse_module(text)
+            tree = libcst.parse_module(text)
         elif kind == "yaml":  # as the reader loads it (libyaml events where available)
             from fp8lint.documents.tree import load_yaml
 
@@ -34,10 +41,11 @@ def syntax_error(text: str, kind: str) -> str | None:
 
             load(SourceFile("", text))
     except RecursionError:
-        return "nesting too deep to read"
+        return "nesting too deep to read", None
     except Exception as exc:  # every parser's own error type: the text does not parse
-        return f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}".strip()
-    return None
+        why = f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}".strip()
+        return why, None
+    return None, tree
 
 
 # ------------------------------------------------------------------ the whole document

@@ -84,9 +84,15 @@ def in_repository(path: str, reader: Reader) -> Reader:
 
 
 def lint_text(
-    path: str, text: str, kind: str, settings: RunSettings, reader: Reader | None = None
+    path: str,
+    text: str,
+    kind: str,
+    settings: RunSettings,
+    reader: Reader | None = None,
+    parsed: object | None = None,
 ) -> tuple[list[Diagnostic], list[Fp8Site]]:
-    """Diagnostics and sites for one decoded file."""
+    """Diagnostics and sites for one decoded file; `parsed`, a parse of `text` already made
+    (`syntax.checked_parse`), which its reader may take over."""
     from fp8lint.documents.text import ParseError, SourceFile
 
     if kind == "cfg":
@@ -94,6 +100,7 @@ def lint_text(
         if not kind:
             return [], []  # an INI file or another `.cfg`: not a config of ours
     file = SourceFile(path, text)
+    file.parsed = parsed
     if reader is None:
         reader = partial(default_reader, limit=settings.max_bytes)
     try:
@@ -145,7 +152,7 @@ def fix_text(
     """The verified fix loop (`fp8lint.fixes.fix_text`) on one file's text (which needs
     every finding's fix planned); `first`, the lint of `text` itself when the caller has it
     (with fixes planned), so that it is not linted twice."""
-    from fp8lint.documents.syntax import document_entries, syntax_error
+    from fp8lint.documents.syntax import checked_parse, document_entries
     from fp8lint.fixes import fix_text as loop
 
     if not settings.plan_fixes:
@@ -154,13 +161,21 @@ def fix_text(
     if kind == "cfg":
         kind = cfg_kind(text) or "cfg"  # not YAML: nothing to lint, nothing to fix
     lint_one = partial(lint_text, path, kind=kind, settings=settings)
+    checked: dict[str, object] = {}  # the text the loop's check just parsed, and its parse
+
+    def parses(t: str) -> str | None:
+        why, tree = checked_parse(t, kind)
+        checked.clear()
+        if tree is not None:
+            checked[t] = tree
+        return why
 
     def lint(t: str) -> tuple[list[Diagnostic], list[Fp8Site]]:
-        return first if first is not None and t is text else lint_one(t)
+        if first is not None and t is text:
+            return first
+        return lint_one(t, parsed=checked.pop(t, None))
 
-    return loop(
-        text, lint, unsafe, partial(syntax_error, kind=kind), partial(document_entries, kind=kind)
-    )
+    return loop(text, lint, unsafe, parses, partial(document_entries, kind=kind))
 
 
 def cfg_kind(text: str) -> str | None:
