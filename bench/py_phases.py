@@ -9,7 +9,7 @@ planning included), with timers around libcst's leaf work:
 
 * `parse`: `libcst.parse_module` (every parse: the file, and the fix loop's re-parses);
 * `walk`: fp8lint's facts walk (`pyfacts.collect`);
-* `scopes`: `MetadataWrapper.resolve(ScopeProvider)` (libcst's scope analyses);
+* `scopes`: `MetadataWrapper.resolve(ScopeProvider)` or of a subclass (libcst's scope analyses);
 * `positions`: `PositionProvider` passes, or fp8lint's own positions pass where it has one;
 * `rest`: everything else (recognizers, name following, rules, fix planning).
 
@@ -54,10 +54,12 @@ def _install() -> None:
     import importlib
 
     import libcst
-    from libcst.metadata import MetadataWrapper
+    from libcst.metadata import MetadataWrapper, ScopeProvider
 
     def provider(_self: object, which: object, *args: Any, **kwargs: Any) -> str:
-        return "scopes" if getattr(which, "__name__", "") == "ScopeProvider" else "positions"
+        # libcst's provider, or a subclass of it (fp8lint's `pyscopes.SCOPES`)
+        scopes = isinstance(which, type) and issubclass(which, ScopeProvider)
+        return "scopes" if scopes else "positions"
 
     _timed(libcst, "parse_module", "parse")
     _timed(MetadataWrapper, "resolve", provider)

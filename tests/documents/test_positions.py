@@ -57,28 +57,27 @@ def test_every_node_has_the_range_position_provider_gives_it(name: str) -> None:
 
 
 @pytest.mark.parametrize("name", sorted(LAYOUTS))
-def test_the_line_table_gives_each_node_the_lines_of_its_range(name: str) -> None:
+def test_a_shifted_pass_gives_each_node_the_lines_of_its_range(name: str) -> None:
     module = cst.parse_module(LAYOUTS[name])
     want = _provider(module)
     got = positions(module, 7)
     assert isinstance(got, Ranges)
-    lines = got.lines()
-    assert len(lines) == len(want)
-    for node, first, last in lines:
-        assert (first - 7, last - 7) == (want[node][0], want[node][2]), node
+    assert len(got) == len(want)
+    for node in got:
+        r = got[node]
+        assert (r.start.line - 7, r.end.line - 7) == (want[node][0], want[node][2]), node
 
 
-def test_a_renamed_node_gets_the_lines_and_the_old_one_none() -> None:
+def test_a_renamed_node_gets_the_range_and_the_old_one_none() -> None:
     module = cst.parse_module(LAYOUTS["decorators"])
     got = positions(module)
     assert isinstance(got, Ranges)
     old = module.body[0]
-    before = {n: (a, b) for n, a, b in got.lines()}[old]
+    before = got[old]
     new = old.with_changes(leading_lines=())
     got.rename(old, new)
-    after = {n: (a, b) for n, a, b in got.lines()}
-    assert after[new] == before
-    assert old not in after
+    assert got[new] == before
+    assert old not in got
 
 
 def test_a_shift_moves_every_line_and_no_column() -> None:

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import textwrap
 
+import pytest
+
 from fp8lint.documents import pytests
 from fp8lint.documents import python as py
 from fp8lint.documents.text import SourceFile
@@ -54,11 +56,16 @@ def _ranges_at(source: str, lines: list[int]) -> tuple[list[tuple[int, int]], ..
     return py.deep(lambda: pytests.test_ranges_at(module, lines))
 
 
-def test_every_line_gets_the_whole_file_answer() -> None:
-    raises, tests = pytests.test_ranges(SOURCE)
+# a form feed first: the scan does not line the statements up, one positions pass serves all
+@pytest.mark.parametrize("source", [SOURCE, "\x0c\n" + SOURCE], ids=["plain", "form-feed"])
+def test_every_line_gets_the_whole_file_answer(source: str) -> None:
+    raises, tests = pytests.test_ranges(source)
     assert raises and tests  # the file has both kinds
-    for line in range(1, SOURCE.count("\n") + 1):
-        found = _ranges_at(SOURCE, [line])
+    if source.startswith("\x0c"):
+        parsed = py.deep(lambda: py.parse(SourceFile("tests/test_x.py", source), RELEVANT))
+        assert parsed.statement_lines is None
+    for line in range(1, source.count("\n") + 1):
+        found = _ranges_at(source, [line])
         if found is None:  # a blank line between statements: in no test range either
             assert not pytests.within(raises, line) and not pytests.within(tests, line), line
             continue

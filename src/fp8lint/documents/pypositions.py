@@ -80,19 +80,6 @@ class Ranges(Mapping[cst.CSTNode, CodeRange]):
         self._computed = computed
         self._starts = [0, *(m.end() for m in _NEWLINE.finditer(code))]
         self._shift = shift
-        self._lines: list[tuple[cst.CSTNode, int, int]] | None = None
-
-    def _line(self, offset: int) -> int:
-        return bisect.bisect_right(self._starts, offset) + self._shift
-
-    def lines(self) -> list[tuple[cst.CSTNode, int, int]]:
-        """(node, first line, last line) of every node, built once: a test module's one
-        class statement holds tens of thousands of nodes, and a `CodeRange` for each of them
-        on every lookup made ranges cost more than the parse."""
-        if self._lines is None:
-            line = self._line
-            self._lines = [(n, line(a), line(b)) for n, (a, b) in self._computed.items()]
-        return self._lines
 
     def _at(self, offset: int) -> CodePosition:
         line = bisect.bisect_right(self._starts, offset)
@@ -111,7 +98,6 @@ class Ranges(Mapping[cst.CSTNode, CodeRange]):
     def rename(self, old: cst.CSTNode, new: cst.CSTNode) -> None:
         """Give `old`'s range to `new` (a statement written out as a copy of itself)."""
         self._computed[new] = self._computed.pop(old)
-        self._lines = None
 
 
 def positions(module: cst.Module, shift: int = 0) -> Mapping[cst.CSTNode, CodeRange]:

@@ -46,6 +46,7 @@ class Located:
         self._code: dict[int, str] = {}  # top-level statement -> its code, for `rewrite`
         # the first line of each top-level statement, when the scan found them all
         self.statement_lines: list[int] | None = None
+        self._firsts: list[int] | None = None  # the same, from positions, when the scan had none
         self._spans: dict[int, Span] = {}
 
     @property
@@ -117,16 +118,28 @@ class Located:
             return [self._statement_positions(index)]
         return [self._grouped().get(index, {})]
 
-    def ranges_at(self, line: int) -> list[tuple[cst.CSTNode, int, int]]:
-        """(node, first line, last line) of the nodes of the top-level statement holding
-        `line`: positions of that statement only, as the spans of its findings used."""
-        out: list[tuple[cst.CSTNode, int, int]] = []
-        for found in self._maps_at(line):
-            if isinstance(found, Ranges):
-                out.extend(found.lines())
-            else:
-                out.extend((node, r.start.line, r.end.line) for node, r in found.items())
-        return out
+    def ranges_at(
+        self, line: int, kinds: tuple[type[cst.CSTNode], ...]
+    ) -> list[tuple[cst.CSTNode, int, int]] | None:
+        """(node, first line, last line) of the nodes of `kinds` in the top-level statement
+        holding `line` (a decorator's line counts): positions of that statement only, as the
+        spans of its findings used, and lines made for those nodes alone (a test class holds
+        tens of thousands).  None when no statement holds `line`."""
+        if not self._holds(line):
+            return None
+        return [(node, r.start.line, r.end.line) for node, r in self._of_kind(line, kinds)]
+
+    def _holds(self, line: int) -> bool:
+        """Whether a top-level statement (from its first decorator) holds `line`."""
+        import bisect
+
+        firsts = self.statement_lines
+        if firsts is None:
+            if self._firsts is None:
+                self._firsts = [self._first_line(i) for i in range(len(self.module.body))]
+            firsts = self._firsts
+        index = bisect.bisect_right(firsts, line) - 1
+        return index >= 0 and line <= self._range(self.module.body[index]).end.line
 
     def _of_kind(
         self, line: int, kinds: type[_N] | tuple[type[_N], ...]

@@ -42,8 +42,8 @@ def test_ranges_at(module: Located, lines: Iterable[int]) -> tuple[Ranges, Range
     tests: Ranges = []
     seen: set[int] = set()
     for line in sorted(set(lines)):
-        found = module.ranges_at(line)
-        if not any(a <= line <= b for _, a, b in found):  # a decorator line counts
+        found = module.ranges_at(line, (cst.With, cst.FunctionDef))
+        if found is None:
             return None
         for node, first, last in found:
             if id(node) in seen or not first <= line <= last:
