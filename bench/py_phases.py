@@ -9,7 +9,8 @@ planning included), with timers around libcst's leaf work:
 
 * `parse`: `libcst.parse_module` (every parse: the file, and the fix loop's re-parses);
 * `walk`: fp8lint's facts walk (`pyfacts.collect`);
-* `scopes`: `MetadataWrapper.resolve(ScopeProvider)` or of a subclass (libcst's scope analyses);
+* `scopes`: libcst's scope analyses (`MetadataWrapper.resolve(ScopeProvider)`, or
+  `pyscopes.scopes` where the checkout runs the providers itself);
 * `positions`: `PositionProvider` passes, or fp8lint's own positions pass where it has one;
 * `rest`: everything else (recognizers, name following, rules, fix planning).
 
@@ -65,6 +66,7 @@ def _install() -> None:
     _timed(MetadataWrapper, "resolve", provider)
     for module, name, phase in (
         ("fp8lint.documents.python", "collect", "walk"),
+        ("fp8lint.documents.python", "scopes", "scopes"),  # libcst's analysis, run directly
         ("fp8lint.documents.pyspans", "positions", "positions"),
     ):
         try:

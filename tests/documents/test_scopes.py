@@ -1,15 +1,16 @@
-"""`pyscopes.SCOPES` gives what libcst's `ScopeProvider` gives, node for node."""
+"""`pyscopes.scopes` gives what libcst's `MetadataWrapper.resolve(ScopeProvider)` gives, node
+for node, and falls back to it where the providers are laid out otherwise."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 
 import libcst as cst
+import pytest
 from libcst._batched_visitor import BatchableCSTVisitor
 from libcst.metadata import ExpressionContextProvider, MetadataWrapper, Scope, ScopeProvider
 
 from fp8lint.documents import pyscopes
-from fp8lint.documents.pyscopes import SCOPES
 
 SOURCE = """\
 import os
@@ -35,19 +36,19 @@ class Holder:
     recipe = DS()
 
     def method(self):
-        nonlocal_free = self.recipe
-        match nonlocal_free:
+        local = self.recipe
+        match local:
             case DS(margin=m):
                 return m
         return None
 """
 
 
-def _summary(scopes: Mapping[cst.CSTNode, Scope | None]) -> list[tuple[str, ...]]:
+def _summary(found: Mapping[cst.CSTNode, Scope | None]) -> list[tuple[str, ...]]:
     """Per node (in walk order): its type, its scope's type, and that scope's bindings and
     the kinds of node it reads."""
     out: list[tuple[str, ...]] = []
-    for node, scope in scopes.items():
+    for node, scope in found.items():
         if scope is None:
             out.append((type(node).__name__, "None"))
             continue
@@ -57,44 +58,45 @@ def _summary(scopes: Mapping[cst.CSTNode, Scope | None]) -> list[tuple[str, ...]
     return out
 
 
-def test_the_fast_provider_is_the_one_in_use() -> None:
-    # the libcst this project installs has the dependencies the stand-in is written for
-    assert SCOPES is not ScopeProvider
-    assert issubclass(SCOPES, ScopeProvider)
+def test_the_libcst_installed_here_takes_the_direct_path() -> None:
+    # both providers do all their work in visit_Module, as libcst's own listing says
+    for provider in (ScopeProvider(), ExpressionContextProvider()):
+        assert set(BatchableCSTVisitor.get_visitors(provider)) == {"visit_Module"}
+    assert pyscopes._is_direct()
 
 
-def test_scopes_are_libcsts() -> None:
+@pytest.mark.parametrize("direct", [True, False], ids=["direct", "resolve"])
+def test_scopes_are_libcsts(monkeypatch: pytest.MonkeyPatch, direct: bool) -> None:
+    monkeypatch.setattr(pyscopes, "_direct", direct)
     module = cst.parse_module(SOURCE)
     theirs = MetadataWrapper(module, unsafe_skip_copy=True).resolve(ScopeProvider)
-    ours = MetadataWrapper(module, unsafe_skip_copy=True).resolve(SCOPES)
+    ours = pyscopes.scopes(module)
     assert list(theirs) == list(ours)
     assert _summary(theirs) == _summary(ours)
-    # the same accesses resolve to the same assignments
-    scope = theirs[module]
-    mine = ours[module]
+    scope, mine = theirs[module], ours[module]
     assert scope is not None and mine is not None
     for name in ("DS", "Format", "te", "os", "GLOBAL", "build", "Holder"):
         a = sorted(type(x.node).__name__ for x in scope[name])
         b = sorted(type(x.node).__name__ for x in mine[name])
         assert a == b and a, name
+    # the names imports give, as fp8lint reads them
+    use = next(n for n in ours if isinstance(n, cst.Call))
+    assert {q.name for q in mine.get_qualified_names_for(use.func)} == {
+        q.name for q in scope.get_qualified_names_for(use.func)
+    }
 
 
-def test_the_visitors_listed_once_are_libcsts() -> None:
-    for provider in (pyscopes._Scopes(), pyscopes._Context()):
-        assert provider.get_visitors().keys() == BatchableCSTVisitor.get_visitors(provider).keys()
-        other = type(provider)()  # a second instance reads the list made once
-        again = other.get_visitors()
-        assert again.keys() == provider.get_visitors().keys()
-        assert all(getattr(m, "__self__", None) is other for m in again.values())
+def test_a_provider_with_another_visitor_method_takes_libcsts_path(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(pyscopes, "_direct", None)
 
+    def visit_Name(self: object, node: cst.Name) -> None:
+        return None
 
-def test_expression_contexts_are_read_through_the_stand_in() -> None:
+    monkeypatch.setattr(ExpressionContextProvider, "visit_Name", visit_Name, raising=False)
+    assert not pyscopes._is_direct()
     module = cst.parse_module("x = 1\nprint(x)\n")
-    wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
-    scopes = wrapper.resolve(SCOPES)
-    scope = scopes[module]
-    assert scope is not None
-    assert [type(a.node).__name__ for a in scope["x"]] == ["Name"]
-    assert len(list(scope.accesses)) >= 2  # `print` and `x` are read
-    # libcst's own context provider was not run a second time beside the stand-in
-    assert ExpressionContextProvider not in wrapper._metadata
+    found = pyscopes.scopes(module)
+    scope = found[module]
+    assert scope is not None and [type(a.node).__name__ for a in scope["x"]] == ["Name"]

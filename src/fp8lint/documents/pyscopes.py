@@ -1,71 +1,61 @@
-"""libcst's `ScopeProvider` without the introspection it repeats on every analysis.
+"""libcst's scope analysis, run the way `MetadataWrapper.resolve(ScopeProvider)` runs it,
+without the two steps of that call that do no work.
 
-Each `MetadataWrapper.resolve(ScopeProvider)` makes a new scope provider and a new
-`ExpressionContextProvider`, and libcst's batched visitor lists each one's `visit_*` and
-`leave_*` methods with `inspect.getmembers` over some 1,600 attributes: about 2.6 ms per
-provider, twice per analysis, five times what the analysis of a small module itself costs.
-fp8lint runs many small analyses (`python._narrow_scope`), so `SCOPES` is `ScopeProvider`
-with that list made once per class: the same visitors run, and give the same scopes
-(`tests/documents/test_scopes.py` holds both against each other)."""
+`resolve` makes an `ExpressionContextProvider` and a `ScopeProvider`, lists each one's
+`visit_*`/`leave_*` methods with `inspect.getmembers` (about 1,600 attributes: 2.6 ms each),
+and walks the whole tree once per provider with libcst's batched visitor.  Each provider does
+all of its work in `visit_Module`, which runs a visitor of its own over the module; the
+batched walks then visit every node and find nothing to call.  fp8lint runs many small
+analyses (`python._narrow_scope`), where those fixed costs were most of the time, so
+`scopes` calls the two `visit_Module`s directly, in libcst's order, each provider reading
+the other's results as its own metadata.  The result is the mapping `resolve` returns
+(`tests/documents/test_scopes.py` holds the two against each other); with any other provider
+layout (a libcst that adds a batched method), `resolve` itself runs."""
 
 from __future__ import annotations
 
-import inspect
-from collections.abc import Callable, Collection, Mapping
-from typing import Any
+from collections.abc import Mapping
+from types import MappingProxyType
+from typing import cast
 
-from libcst.metadata import ExpressionContextProvider, ScopeProvider
+import libcst as cst
+from libcst.metadata import ExpressionContextProvider, MetadataWrapper, Scope, ScopeProvider
 
-_NAMES: dict[type, tuple[str, ...]] = {}
+_direct: bool | None = None  # whether the two providers do all their work in visit_Module
 
 
-def _listed(provider: Any) -> Mapping[str, Callable[..., Any]]:
-    """libcst's `get_visitors` for `provider`, its method names looked up once per class."""
-    kind = type(provider)
-    names = _NAMES.get(kind)
-    if names is None:
-        names = _NAMES[kind] = tuple(
-            name
-            for name, method in inspect.getmembers(
-                provider,
-                lambda m: (
-                    inspect.ismethod(m)
-                    and m.__name__.startswith(("visit_", "leave_"))
-                    and not getattr(m, "_is_no_op", False)
-                ),
-            )
+def _only_visit_module(kind: type) -> bool:
+    """Whether `visit_Module` is the only visitor method of `kind` libcst's batched walk
+    would call (its own test: the names, less those marked as no-ops)."""
+    names = {
+        name
+        for name in dir(kind)
+        if name.startswith(("visit_", "leave_"))
+        and not getattr(getattr(kind, name), "_is_no_op", False)
+    }
+    return names == {"visit_Module"}
+
+
+def _is_direct() -> bool:
+    global _direct
+    if _direct is None:
+        _direct = (
+            tuple(ScopeProvider.METADATA_DEPENDENCIES) == (ExpressionContextProvider,)
+            and not ExpressionContextProvider.METADATA_DEPENDENCIES
+            and _only_visit_module(ScopeProvider)
+            and _only_visit_module(ExpressionContextProvider)
         )
-    return {name: getattr(provider, name) for name in names}
+    return _direct
 
 
-class _Context(ExpressionContextProvider):
-    def get_visitors(self) -> Mapping[str, Callable[..., Any]]:
-        return _listed(self)
-
-
-class _Scopes(ScopeProvider):
-    """`ScopeProvider` reading the expression contexts of `_Context` (the same provider,
-    listed once) wherever it asks for `ExpressionContextProvider`'s."""
-
-    METADATA_DEPENDENCIES = (_Context,)
-
-    @classmethod
-    def get_inherited_dependencies(cls) -> Collection[Any]:
-        return frozenset({_Context})
-
-    def get_metadata(self, key: Any, node: Any, *default: Any) -> Any:
-        if key is ExpressionContextProvider:
-            key = _Context
-        return super().get_metadata(key, node, *default)
-
-    def get_visitors(self) -> Mapping[str, Callable[..., Any]]:
-        return _listed(self)
-
-
-# libcst's own provider wherever its dependencies are not the ones this module stands in for
-SCOPES: type[ScopeProvider] = (
-    _Scopes
-    if tuple(ScopeProvider.METADATA_DEPENDENCIES) == (ExpressionContextProvider,)
-    and not ExpressionContextProvider.METADATA_DEPENDENCIES
-    else ScopeProvider
-)
+def scopes(module: cst.Module) -> Mapping[cst.CSTNode, Scope | None]:
+    """libcst's `ScopeProvider` metadata of `module` (its nodes themselves, not a copy)."""
+    if not _is_direct():
+        return MetadataWrapper(module, unsafe_skip_copy=True).resolve(ScopeProvider)
+    contexts = ExpressionContextProvider()
+    contexts.visit_Module(module)
+    provider = ScopeProvider()
+    provider.metadata = {ExpressionContextProvider: MappingProxyType(dict(contexts._computed))}
+    provider.visit_Module(module)
+    # the mapping `resolve` hands back (libcst's scope provider sets no lazy values)
+    return cast(Mapping[cst.CSTNode, Scope | None], MappingProxyType(dict(provider._computed)))

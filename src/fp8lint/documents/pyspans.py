@@ -11,7 +11,7 @@ from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING, TypeVar
 
 import libcst as cst
-from libcst.metadata import CodeRange, MetadataWrapper
+from libcst.metadata import CodeRange
 
 from fp8lint.documents.pyedit import minimal_edit
 from fp8lint.documents.pyfacts import children
@@ -38,7 +38,6 @@ class Located:
         self.module = module
         self.text = text  # what libcst parsed: the file without its BOM and left-out code
         self._bom = bom
-        self._wrapper: MetadataWrapper | None = None
         self._positions: Mapping[cst.CSTNode, CodeRange] | None = None
         self._shift: dict[int, int] | None = None
         self._by_statement: dict[int, Mapping[cst.CSTNode, CodeRange]] = {}
@@ -53,11 +52,6 @@ class Located:
     def facts(self) -> Facts:
         """The module's walk (`PyModule` makes it): which top-level statement holds a node."""
         raise NotImplementedError
-
-    def _metadata(self) -> MetadataWrapper:
-        if self._wrapper is None:
-            self._wrapper = MetadataWrapper(self.module, unsafe_skip_copy=True)
-        return self._wrapper
 
     # -- positions ---------------------------------------------------------------------------
     def _position_map(self) -> Mapping[cst.CSTNode, CodeRange]:

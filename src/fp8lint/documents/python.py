@@ -3,10 +3,10 @@ the CST edits that fixes are made of.  Nothing here knows a framework.
 
 libcst is the parser and the rewriter.  Three things keep it fast and safe on any input:
 `pyscan` bounds what reaches libcst and finds the top-level definitions `parse` may leave out
-(`prune`), `pydeep.deep` runs the libcst work on a thread with a large stack, and metadata is
-resolved once per file and only on demand, over the parsed nodes themselves
-(`unsafe_skip_copy`).  `ScopeProvider` runs when a caller first asks where a name comes from,
-over as little as gives libcst's whole-module answer (`_narrow_scope`): the imports alone
+(`prune`), `pydeep.deep` runs the libcst work on a thread with a large stack, and scopes are
+resolved only on demand, over the parsed nodes themselves.  libcst's scope analysis
+(`pyscopes.scopes`) runs when a caller first asks where a name comes from, over as
+little as gives libcst's whole-module answer (`_narrow_scope`): the imports alone
 for a name only imports bind; for a use inside a function, that function cut to the
 statements holding the name, after the imports and the top-level definitions (as
 signatures) that bind it.  A name module-level code binds otherwise, or one declared
@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING, Any
 
 import libcst as cst
 from libcst.helpers import get_full_name_for_node
-from libcst.metadata import MetadataWrapper, QualifiedNameSource
+from libcst.metadata import QualifiedNameSource
 
 from fp8lint.documents.pycut import binding_parts, only_holding, signature_body
 from fp8lint.documents.pydeep import deep as deep
@@ -72,7 +72,7 @@ from fp8lint.documents.pyscan import WORD, blank, statement_lines
 from fp8lint.documents.pyscan import Shape as Shape
 from fp8lint.documents.pyscan import prune as prune
 from fp8lint.documents.pyscan import scan as scan
-from fp8lint.documents.pyscopes import SCOPES
+from fp8lint.documents.pyscopes import scopes
 from fp8lint.documents.pyspans import Located
 from fp8lint.documents.text import ParseError, SourceFile
 
@@ -226,14 +226,13 @@ class PyModule(Located):
     def scope(self, node: cst.CSTNode) -> Scope | None:
         if self._scopes is None:
             if self._focus is None:
-                self._scopes = self._metadata().resolve(SCOPES)
+                self._scopes = scopes(self.module)
             else:
-                skeleton = MetadataWrapper(self._skeleton(self._focus), unsafe_skip_copy=True)
-                self._scopes = skeleton.resolve(SCOPES)
+                self._scopes = scopes(self._skeleton(self._focus))
         found = self._scopes.get(node)
         if found is None and self._focus is not None:
             self._focus = None  # a node the skeleton left out: analyse the whole module
-            self._scopes = self._metadata().resolve(SCOPES)
+            self._scopes = scopes(self.module)
             self._assigned.clear()  # keyed by the ids of the scopes just dropped
             found = self._scopes.get(node)
         return found
@@ -355,8 +354,8 @@ class PyModule(Located):
     def _imports_scope(self) -> Scope | None:
         if self._imports is None:
             body = [cst.SimpleStatementLine(body=[x]) for x in self.facts.module_imports]
-            wrapper = MetadataWrapper(cst.Module(body=body), unsafe_skip_copy=True)
-            self._imports = (wrapper.resolve(SCOPES).get(wrapper.module),)
+            module = cst.Module(body=body)
+            self._imports = (scopes(module).get(module),)
         return self._imports[0]
 
     def _global_scope(self, name: str, imports: bool, defs: tuple[int, ...]) -> Scope | None:
@@ -375,8 +374,8 @@ class PyModule(Located):
             ]
             parts += [(index, 0, self.module.body[index]) for index in whole]
             body = [p[2] for p in sorted(parts, key=lambda p: (p[0], p[1]))]
-            wrapper = MetadataWrapper(cst.Module(body=body), unsafe_skip_copy=True)  # type: ignore[arg-type]
-            found = self._globals[name] = (wrapper.resolve(SCOPES).get(wrapper.module),)
+            module = cst.Module(body=body)  # type: ignore[arg-type]
+            found = self._globals[name] = (scopes(module).get(module),)
         return found[0]
 
     def _unit_scopes(
@@ -416,8 +415,7 @@ class PyModule(Located):
                 ),
             ]
             body = [p[2] for p in sorted(parts, key=lambda p: (p[0], p[1]))]
-            wrapper = MetadataWrapper(cst.Module(body=body), unsafe_skip_copy=True)  # type: ignore[arg-type]
-            found = self._by_scope[key] = wrapper.resolve(SCOPES)
+            found = self._by_scope[key] = scopes(cst.Module(body=body))  # type: ignore[arg-type]
         return found
 
     def imported_names(self, node: cst.CSTNode) -> tuple[str, ...]:
