@@ -68,6 +68,7 @@ def _install() -> None:
         ("fp8lint.documents.python", "collect", "walk"),
         ("fp8lint.documents.python", "scopes", "scopes"),  # libcst's analysis, run directly
         ("fp8lint.documents.pyspans", "positions", "positions"),
+        ("fp8lint.documents.pyspans", "nested_positions", "positions"),  # a method alone
     ):
         try:
             _timed(importlib.import_module(module), name, phase)

@@ -105,3 +105,70 @@ def test_statement_ranges_equal_the_whole_module_ranges(name: str) -> None:
         return compared
 
     assert py.deep(check) > 0
+
+
+CLASSES = {
+    "methods": "import te\n\n\nclass T:\n    '''doc'''\n\n    x = te.R(margin=1)\n\n"
+    "    # a comment between\n    @staticmethod\n    @other(  # open\n        1,\n    )\n"
+    "    def one(a,\n            b):\n        return te.R(margin=a)  # tail\n\n"
+    "    async def two(self):\n        if self:\n            pass\n        else:\n"
+    "            r = te.R(\n                margin=2,\n            )\n        # footer\n\n"
+    "    class Inner:\n        def three(self):\n            return te.R(margin=3)\n\n\n"
+    "def after():\n    return te.R(margin=4)\n",
+    "crlf-tabs": "class T:\r\n\tdef one(self):\r\n\t\treturn f(\r\n\t\t\t1)\r\n\r\n"
+    "\tdef two(self):\r\n\t\tpass\r\n",
+    "mixed-indent": "class A:\n  def f(self):\n        return 1\n  class B:\n     def g(self):\n"
+    "      return 2\n",
+    "twins": "class T:\n    def same(self):\n        return te.R(margin=0)\n\n"
+    "    def same(self):\n        return te.R(margin=0)\n",
+}
+
+
+@pytest.mark.parametrize("name", sorted(CLASSES))
+def test_a_method_positioned_alone_gets_the_whole_module_ranges(name: str) -> None:
+    """Each node in a method's body is positioned by a pass over that method alone (where its
+    code occurs once in its class), with the ranges libcst gives it in the whole module; the
+    class's own pass is never made for them."""
+
+    def check() -> tuple[int, int]:
+        doc = py.parse(SourceFile("f.py", CLASSES[name]))
+        assert doc.statement_lines is not None
+        whole = _provider(doc.module)
+        compared = 0
+        for node in whole:
+            if doc.facts.unit_of.get(id(node)) is None:
+                continue
+            r = doc._range(node)
+            assert (r.start.line, r.start.column, r.end.line, r.end.column) == whole[node], node
+            compared += 1
+        alone = sum(found is not None for found in doc._by_unit.values())
+        classes = [i for i, s in enumerate(doc.module.body) if isinstance(s, cst.ClassDef)]
+        if alone:
+            assert not set(classes) & set(doc._by_statement)  # no class-wide pass was needed
+        return compared, alone
+
+    compared, alone = py.deep(check)
+    assert compared > 0
+    if name == "twins":  # identical methods: their text cannot tell them apart, the class's
+        assert alone == 0  # pass serves them
+    else:
+        assert alone > 0
+
+
+def test_lines_of_a_method_positioned_alone_are_looked_up_in_its_pass() -> None:
+    """A fix or a test range asks for the nodes on a line: inside a method positioned alone,
+    that method's pass answers, and no class-wide pass is made."""
+
+    def check() -> None:
+        doc = py.parse(SourceFile("f.py", CLASSES["methods"]))
+        call = next(c for c in doc.facts.calls["R"] if doc.facts.unit_of.get(id(c)) is not None)
+        span = doc.span(call)
+        assert doc.node_at(span, (cst.Call,)) is call
+        line = doc.line_at(span)
+        assert line is not None and isinstance(line.body[0], cst.Return)
+        assert line.body[0].value is call
+        found = doc.ranges_at(span.line, (cst.FunctionDef,))
+        assert found is not None and [n.name.value for n, _, _ in found] == ["one"]
+        assert not doc._by_statement
+
+    py.deep(check)

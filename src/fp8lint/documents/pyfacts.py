@@ -122,9 +122,9 @@ class Facts:
     module_imported: set[str] = field(default_factory=set)
     module_imports: list[cst.Import | cst.ImportFrom] = field(default_factory=list)
     declared_global: set[str] = field(default_factory=set)
-    # the functions a name's use may be analysed in alone: each outermost function reached
-    # from the module through class bodies only (with its top-level index), and the one
-    # whose body holds each name and attribute
+    # the functions a name's use may be analysed in alone (and a method positioned alone):
+    # each outermost function reached from the module through class bodies only (with its
+    # top-level index), and the one whose body holds each node
     units: list[tuple[cst.FunctionDef, int]] = field(default_factory=list)
     unit_of: dict[int, int] = field(default_factory=dict)
     unit_names: list[int] = field(default_factory=list)  # how many names each unit holds
@@ -167,6 +167,7 @@ def collect(module: cst.Module) -> Facts:
     ]
     stack.reverse()
     statement = facts.statement
+    unit_of = facts.unit_of
     while stack:
         # inner: inside a function, class or lambda body; unit: the `units` index, or -1;
         # part: inside a unit's body, the ids of the statements around the node there;
@@ -174,6 +175,8 @@ def collect(module: cst.Module) -> Facts:
         # around the node (its `nested_scopes` index), or -1
         node, top, inner, unit, part, nest = stack.pop()
         statement[id(node)] = top
+        if unit >= 0:
+            unit_of[id(node)] = unit
         kind = type(node)
         if part is not None and kind in _STATEMENTS:
             part = (*part, id(node))
@@ -298,7 +301,6 @@ def _nested(facts: Facts, nest: int, unit: int) -> int:
 
 
 def _note_use(facts: Facts, node: cst.CSTNode, unit: int, part: tuple[int, ...] | None) -> None:
-    facts.unit_of[id(node)] = unit
     facts.unit_names[unit] += 1
     if part is not None and isinstance(node, cst.Name):
         held = facts.mentions.get((unit, node.value))

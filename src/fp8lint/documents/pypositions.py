@@ -112,6 +112,24 @@ def positions(module: cst.Module, shift: int = 0) -> Mapping[cst.CSTNode, CodeRa
     return Ranges(state.computed, "".join(state.tokens) + state.popped, shift)
 
 
+def nested_positions(
+    node: cst.CSTNode, module: cst.Module, indents: list[str]
+) -> tuple[dict[cst.CSTNode, tuple[int, int]], str] | None:
+    """The offsets of `node`'s nodes in its own code as written inside blocks indented by
+    `indents` (a method: its classes' body indentations), and that code; None where libcst's
+    code generation fails (the caller positions the statement around it instead)."""
+    state = _OffsetState(
+        default_indent=module.default_indent,
+        default_newline=module.default_newline,
+        indent_tokens=list(indents),
+    )
+    try:
+        node._codegen(state)
+    except Exception:
+        return None
+    return state.computed, "".join(state.tokens)
+
+
 def _provided(module: cst.Module, shift: int) -> Mapping[cst.CSTNode, CodeRange]:
     found = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
     if not shift:

@@ -2,8 +2,9 @@
 span for a fix: the half of `python.PyModule` that maps libcst's positions onto the file.
 
 Positions (`pypositions`: libcst's code generation, noting offsets) are made per top-level
-statement, for the statements that hold a span (one pass over the whole module when the scan
-could not line the statements up, or once many statements hold one)."""
+statement, for the statements that hold a span, and per method for a span inside a class's
+method (one pass over the whole module when the scan could not line the statements up, or
+once many statements hold one)."""
 
 from __future__ import annotations
 
@@ -15,9 +16,9 @@ from libcst.metadata import CodeRange
 
 from fp8lint.documents.pyedit import minimal_edit
 from fp8lint.documents.pyfacts import children
-from fp8lint.documents.pypositions import Ranges, positions
+from fp8lint.documents.pypositions import Ranges, nested_positions, positions
 from fp8lint.documents.pyscan import LINE_BREAK
-from fp8lint.documents.tree import Pos
+from fp8lint.documents.tree import Pos, line_starts
 
 if TYPE_CHECKING:
     from fp8lint.documents.pyfacts import Facts
@@ -41,6 +42,10 @@ class Located:
         self._positions: Mapping[cst.CSTNode, CodeRange] | None = None
         self._shift: dict[int, int] | None = None
         self._by_statement: dict[int, Mapping[cst.CSTNode, CodeRange]] = {}
+        self._by_unit: dict[int, Ranges | None] = {}  # a method's own pass (None: not made)
+        # top-level statement -> (its methods' passes, first line, last line)
+        self._unit_lines: dict[int, list[tuple[Ranges, int, int]]] = {}
+        self._text_starts: list[int] | None = None
         self._groups: dict[int, dict[cst.CSTNode, CodeRange]] | None = None
         self._code: dict[int, str] = {}  # top-level statement -> its code, for `rewrite`
         # the first line of each top-level statement, when the scan found them all
@@ -87,16 +92,68 @@ class Located:
         """Whether positions still come one statement at a time: each such pass has a fixed
         cost, so once many statements hold spans (20,000 recipe calls), one pass over the
         whole module is cheaper; both give the same ranges."""
+        passes = len(self._by_statement) + len(self._by_unit)
         return self.statement_lines is not None and (
-            self._positions is None and len(self._by_statement) < _STATEMENT_PASSES
+            self._positions is None and passes < _STATEMENT_PASSES
         )
 
     def _range(self, node: cst.CSTNode) -> CodeRange:
         if self._per_statement():
-            index = self.facts.statement.get(id(node))
+            facts = self.facts
+            index = facts.statement.get(id(node))
             if index is not None:
+                unit = facts.unit_of.get(id(node))
+                found = self._unit_positions(unit) if unit is not None else None
+                if found is not None:
+                    return found[node]
                 return self._statement_positions(index)[node]
         return self._position_map()[node]
+
+    def _unit_positions(self, unit: int) -> Ranges | None:
+        """The ranges of the nodes of `facts.units[unit]` when it is a method (a function in
+        a top-level class's body, or a nested class's), from a positions pass over it alone:
+        a test class or a module class of 2,000 lines is positioned where its findings are,
+        not as a whole.  The method's code, written under its classes' indentation, must
+        occur once in its class's text, at a line start: that occurrence is its place.  None
+        when it is not so (the class's own pass then serves)."""
+        if unit in self._by_unit:
+            return self._by_unit[unit]
+        function, top = self.facts.units[unit]
+        lines = self.statement_lines
+        stmt = self.module.body[top]
+        found: Ranges | None = None
+        indents = _class_indents(stmt, function, self.module.default_indent)
+        if lines is not None and indents is not None:
+            alone = function.with_changes(leading_lines=())
+            made = nested_positions(alone, self.module, indents)
+            placed = self._placed(made, lines, top) if made is not None else None
+            if placed is not None:
+                found, first = placed
+                found.rename(alone, function)
+                last = found[function].end.line
+                self._unit_lines.setdefault(top, []).append((found, first, last))
+        self._by_unit[unit] = found
+        return found
+
+    def _placed(
+        self, made: tuple[dict[cst.CSTNode, tuple[int, int]], str], lines: list[int], top: int
+    ) -> tuple[Ranges, int] | None:
+        """The ranges of code `made` where it occurs once, at a line start, in the text of
+        top-level statement `top`, and its first line; None when it does not."""
+        computed, code = made
+        text = self.text
+        if self._text_starts is None:
+            self._text_starts = line_starts(text)
+        starts = self._text_starts
+        begin = starts[lines[top] - 1]
+        end = starts[lines[top + 1] - 1] if top + 1 < len(lines) else len(text)
+        at = text.find(code, begin, end)
+        if at < 0 or text[at - 1 : at] not in ("", "\n", "\r") or text.find(code, at + 1, end) >= 0:
+            return None
+        import bisect
+
+        line = bisect.bisect_right(starts, at)
+        return Ranges(computed, code, line - 1), line
 
     def _maps_at(self, line: int) -> list[Mapping[cst.CSTNode, CodeRange]]:
         """The position maps that can hold a node starting on `line`."""
@@ -109,8 +166,16 @@ class Located:
         if index < 0:
             return []
         if self._per_statement():
-            return [self._statement_positions(index)]
+            return [self._unit_at(index, line) or self._statement_positions(index)]
         return [self._grouped().get(index, {})]
+
+    def _unit_at(self, index: int, line: int) -> Ranges | None:
+        """The pass of a method positioned alone in top-level statement `index` that holds
+        `line` (from its first decorator), if one was made."""
+        for found, first, last in self._unit_lines.get(index, ()):
+            if first <= line <= last:
+                return found
+        return None
 
     def ranges_at(
         self, line: int, kinds: tuple[type[cst.CSTNode], ...]
@@ -133,6 +198,8 @@ class Located:
                 self._firsts = [self._first_line(i) for i in range(len(self.module.body))]
             firsts = self._firsts
         index = bisect.bisect_right(firsts, line) - 1
+        if index >= 0 and self._per_statement() and self._unit_at(index, line) is not None:
+            return True
         return index >= 0 and line <= self._range(self.module.body[index]).end.line
 
     def _of_kind(
@@ -345,3 +412,21 @@ def _encloses(pm: Located, outer: cst.CSTNode, inner: cst.CSTNode) -> bool:
             return True
         stack.extend(children(node))
     return False
+
+
+def _class_indents(outer: cst.CSTNode, target: cst.FunctionDef, default: str) -> list[str] | None:
+    """The body indentation of each class from `outer` (a top-level statement) down to the
+    one whose body holds `target`; None when class bodies alone do not lead to it."""
+    stack: list[tuple[cst.CSTNode, list[str]]] = [(outer, [])]
+    while stack:
+        node, path = stack.pop()
+        if not isinstance(node, cst.ClassDef) or not isinstance(node.body, cst.IndentedBlock):
+            continue
+        body = node.body
+        here = [*path, default if body.indent is None else body.indent]
+        for child in body.body:
+            if child is target:
+                return here
+            if isinstance(child, cst.ClassDef):
+                stack.append((child, here))
+    return None
