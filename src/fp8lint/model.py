@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from fp8lint.constructed import Constructed
 from fp8lint.diagnostics import Applicability
 
 if TYPE_CHECKING:
@@ -216,7 +217,7 @@ class AmaxScope(str, Enum):
 Provenance = Literal["written", "default", "preset", "derived", "absent"]
 
 
-class Setting(BaseModel, Generic[T]):
+class Setting(Constructed, BaseModel, Generic[T]):
     """One value of the model, with its evidence.
 
     `value` is the effective value (None when it is unknown: an unresolved interpolation, a
@@ -301,7 +302,7 @@ def _unset() -> Any:
     return Field(default=_UNSET)
 
 
-class SourceNote(BaseModel):
+class SourceNote(Constructed, BaseModel):
     """A fact a source found that is not a model value: a misspelled or dead key."""
 
     model_config = _RECORD
@@ -317,7 +318,7 @@ class SourceNote(BaseModel):
     since: str | None = None
 
 
-class PrecisionOverride(BaseModel):
+class PrecisionOverride(Constructed, BaseModel):
     """A per-layer precision choice read from a config that does not set the recipe itself
     (a TE debug-tool feature, a `--te-precision-config-file` matcher): which layers, which
     GEMMs and tensors, and what they run in instead of the recipe's FP8."""
@@ -333,7 +334,7 @@ class PrecisionOverride(BaseModel):
     span: Span
 
 
-class EditInfo(BaseModel):
+class EditInfo(Constructed, BaseModel):
     """How a fix can write into a site: filled by the source, read only by `fixes`.
 
     `keys` maps a model field to the key this site spells it with (`--fp8-margin`,
@@ -355,7 +356,7 @@ class EditInfo(BaseModel):
     read_only: str | None = None
 
 
-class Fp8Site(BaseModel):
+class Fp8Site(Constructed, BaseModel):
     """One FP8 configuration site: a YAML document, a recipe call, a MODEL_ARGS block."""
 
     model_config = ConfigDict(arbitrary_types_allowed=True, defer_build=True)
