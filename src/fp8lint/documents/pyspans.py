@@ -29,6 +29,7 @@ _N = TypeVar("_N", bound=cst.CSTNode)
 
 # statements positioned one at a time before one pass over the whole module takes over
 _STATEMENT_PASSES = 64
+_NONE: Mapping[cst.CSTNode, CodeRange] = {}  # a statement without nodes (one object: kept)
 
 
 class Located:
@@ -43,10 +44,12 @@ class Located:
         self._shift: dict[int, int] | None = None
         self._by_statement: dict[int, Mapping[cst.CSTNode, CodeRange]] = {}
         self._by_unit: dict[int, Ranges | None] = {}  # a method's own pass (None: not made)
+        self._unit_passes = 0
+        self._kinds: dict[tuple[int, tuple[type, ...]], list[tuple[cst.CSTNode, int, int]]] = {}
         # top-level statement -> (its methods' passes, first line, last line)
         self._unit_lines: dict[int, list[tuple[Ranges, int, int]]] = {}
         self._text_starts: list[int] | None = None
-        self._groups: dict[int, dict[cst.CSTNode, CodeRange]] | None = None
+        self._groups: dict[int, _Group] | None = None
         self._code: dict[int, str] = {}  # top-level statement -> its code, for `rewrite`
         # the first line of each top-level statement, when the scan found them all
         self.statement_lines: list[int] | None = None
@@ -92,7 +95,7 @@ class Located:
         """Whether positions still come one statement at a time: each such pass has a fixed
         cost, so once many statements hold spans (20,000 recipe calls), one pass over the
         whole module is cheaper; both give the same ranges."""
-        passes = len(self._by_statement) + len(self._by_unit)
+        passes = len(self._by_statement) + self._unit_passes
         return self.statement_lines is not None and (
             self._positions is None and passes < _STATEMENT_PASSES
         )
@@ -124,6 +127,7 @@ class Located:
         found: Ranges | None = None
         indents = _class_indents(stmt, function, self.module.default_indent)
         if lines is not None and indents is not None:
+            self._unit_passes += 1
             alone = function.with_changes(leading_lines=())
             made = nested_positions(alone, self.module, indents)
             placed = self._placed(made, lines, top) if made is not None else None
@@ -167,7 +171,7 @@ class Located:
             return []
         if self._per_statement():
             return [self._unit_at(index, line) or self._statement_positions(index)]
-        return [self._grouped().get(index, {})]
+        return [self._grouped().get(index, _NONE)]
 
     def _unit_at(self, index: int, line: int) -> Ranges | None:
         """The pass of a method positioned alone in top-level statement `index` that holds
@@ -186,7 +190,18 @@ class Located:
         tens of thousands).  None when no statement holds `line`."""
         if not self._holds(line):
             return None
-        return [(node, r.start.line, r.end.line) for node, r in self._of_kind(line, kinds)]
+        out: list[tuple[cst.CSTNode, int, int]] = []
+        for found in self._maps_at(line):  # each map's nodes of `kinds` are listed once
+            key = (id(found), kinds)
+            listed = self._kinds.get(key)
+            if listed is None:
+                listed = self._kinds[key] = [
+                    (node, found[node].start.line, found[node].end.line)
+                    for node in found
+                    if isinstance(node, kinds)
+                ]
+            out.extend(listed)
+        return out
 
     def _holds(self, line: int) -> bool:
         """Whether a top-level statement (from its first decorator) holds `line`."""
@@ -212,17 +227,19 @@ class Located:
                 if isinstance(node, kinds):
                     yield node, found[node]
 
-    def _grouped(self) -> dict[int, dict[cst.CSTNode, CodeRange]]:
+    def _grouped(self) -> dict[int, _Group]:
         """The whole-module ranges grouped by top-level statement: a fix looks only at its
-        own statement's nodes (all of the module's, per finding, was quadratic)."""
+        own statement's nodes (all of the module's, per finding, was quadratic).  A range is
+        made when asked for (a test module holds a hundred thousand nodes)."""
         if self._groups is None:
             statement = self.facts.statement
-            groups: dict[int, dict[cst.CSTNode, CodeRange]] = {}
-            for node, r in self._position_map().items():
+            nodes: dict[int, list[cst.CSTNode]] = {}
+            ranges = self._position_map()
+            for node in ranges:
                 index = statement.get(id(node))
                 if index is not None:
-                    groups.setdefault(index, {})[node] = r
-            self._groups = groups
+                    nodes.setdefault(index, []).append(node)
+            self._groups = {index: _Group(ranges, found) for index, found in nodes.items()}
         return self._groups
 
     def _pos(self, line: int, column: int) -> Pos:
@@ -430,3 +447,20 @@ def _class_indents(outer: cst.CSTNode, target: cst.FunctionDef, default: str) ->
             if isinstance(child, cst.ClassDef):
                 stack.append((child, here))
     return None
+
+
+class _Group(Mapping[cst.CSTNode, CodeRange]):
+    """One top-level statement's nodes, with their ranges from the whole module's pass."""
+
+    def __init__(self, ranges: Mapping[cst.CSTNode, CodeRange], nodes: list[cst.CSTNode]):
+        self._ranges = ranges
+        self._nodes = nodes
+
+    def __getitem__(self, node: cst.CSTNode) -> CodeRange:
+        return self._ranges[node]
+
+    def __iter__(self) -> Iterator[cst.CSTNode]:
+        return iter(self._nodes)
+
+    def __len__(self) -> int:
+        return len(self._nodes)
