@@ -32,8 +32,10 @@ _put = object.__setattr__
 
 def _plan(cls: type[BaseModel]) -> _Plan | None:
     """How records of `cls` are built from a template, or None for pydantic's own loop."""
-    from pydantic._internal._utils import smart_deepcopy
-
+    try:  # pydantic's own test of whether a default is handed out as it is
+        from pydantic._internal._utils import smart_deepcopy
+    except ImportError:
+        return None
     if (
         cls.__pydantic_post_init__
         or cls.__pydantic_root_model__

@@ -44,6 +44,7 @@ def _is_direct() -> bool:
             and not ExpressionContextProvider.METADATA_DEPENDENCIES
             and _only_visit_module(ScopeProvider)
             and _only_visit_module(ExpressionContextProvider)
+            and isinstance(getattr(ScopeProvider(), "_computed", None), dict)  # their results
         )
     return _direct
 

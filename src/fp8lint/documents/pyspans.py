@@ -8,6 +8,7 @@ once many statements hold one)."""
 
 from __future__ import annotations
 
+import bisect
 from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING, TypeVar
 
@@ -154,8 +155,6 @@ class Located:
         at = text.find(code, begin, end)
         if at < 0 or text[at - 1 : at] not in ("", "\n", "\r") or text.find(code, at + 1, end) >= 0:
             return None
-        import bisect
-
         line = bisect.bisect_right(starts, at)
         return Ranges(computed, code, line - 1), line
 
@@ -164,8 +163,6 @@ class Located:
         lines = self.statement_lines
         if lines is None:
             return [self._position_map()]
-        import bisect
-
         index = bisect.bisect_right(lines, line) - 1
         if index < 0:
             return []
@@ -205,8 +202,6 @@ class Located:
 
     def _holds(self, line: int) -> bool:
         """Whether a top-level statement (from its first decorator) holds `line`."""
-        import bisect
-
         firsts = self.statement_lines
         if firsts is None:
             if self._firsts is None:
