@@ -105,8 +105,8 @@ def test_the_fix_loop_refuses_a_result_that_does_not_parse() -> None:
         )
         return [d], []
 
-    from fp8lint.documents.syntax import syntax_error
+    from fp8lint.documents.syntax import checked_parse
 
-    result = loop(text, lint, False, lambda t: syntax_error(t, "python"))  # type: ignore[arg-type]
+    result = loop(text, lint, False, lambda t: checked_parse(t, "python")[0])  # type: ignore[arg-type]
     assert result.text == text and not result.fixed
     assert result.failure is not None and "no longer parses" in result.failure

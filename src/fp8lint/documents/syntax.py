@@ -12,15 +12,11 @@ if TYPE_CHECKING:
     from fp8lint.documents.tree import Node
 
 
-def syntax_error(text: str, kind: str) -> str | None:
-    """Why `text` does not parse as `kind`, or None when it does (a shell script has no
-    parser here: the shell itself is the only judge, and fp8lint never runs it)."""
-    return checked_parse(text, kind)[0]
-
-
 def checked_parse(text: str, kind: str) -> tuple[str | None, object | None]:
-    """`syntax_error`, and the parse it made where a reader can take it over: a Python
-    module of the whole text (the fix loop's next lint of that text then skips its parse)."""
+    """Why `text` does not parse as `kind` (None when it does; a shell script has no parser
+    here: the shell itself is the only judge, and fp8lint never runs it), and the parse made
+    where a reader can take it over: a Python module of the whole text (the fix loop's next
+    lint of that text then skips its parse)."""
     tree: object | None = None
     try:
         if kind == "python":
