@@ -216,8 +216,43 @@ BINDINGS = textwrap.dedent(
     comp_list = [comp_shadow for comp_shadow in range(2)]
     MXFP8BlockScaling = MXFP8BlockScaling or DS
     uses = uses
+
+    if __name__ == "__main__":
+        strategy = DS(margin=0)
+        with te.fp8_autocast(fp8_recipe=strategy) as main_ctx:
+            main_typed: DS = DS()
+            main_typed += 1
+        for main_item in range(2):
+            if main_item: main_once = DS(); strategy = None
+        try:
+            main_tried = recipe.DelayedScaling()
+        except ValueError as main_err:
+            main_tried = main_err
+        finally:
+            main_done = twice_top
+        match strategy:
+            case None:
+                main_matched = DS
+        while False:
+            main_looped = DS
+        else:
+            main_left = uses
+        main_a, main_b = DS(), strategy
     """
 )
+
+
+def _lines(module: cst.Module) -> list[cst.CSTNode]:
+    """The statement lines outside every function and class body."""
+    out: list[cst.CSTNode] = []
+    stack: list[cst.CSTNode] = [module]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
+            out.append(node)
+        elif not isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.BaseExpression)):
+            stack.extend(reversed(children(node)))
+    return out
 
 
 def _names(module: cst.Module) -> list[cst.CSTNode]:
@@ -316,15 +351,17 @@ def test_own_bindings_are_read_plainly_and_the_unusual_ones_are_left_to_libcst()
     assert "torch" in facts.unit_scopes[late].unsure  # `import torch.distributed`: libcst's
 
 
-def test_a_top_level_assignment_target_is_read_from_the_global_analysis() -> None:
-    """`recipe = DelayedScaling(...)` at the top of a module: its name is bound in the global
-    scope, whatever else binds it there, so the analysis of the imports, definitions and
-    statements that bind it answers (the answers are checked against libcst's above); a use
-    inside a comprehension, which may see the comprehension's own binding, does not."""
+def test_names_used_at_module_level_are_read_from_a_slice_of_the_module() -> None:
+    """`recipe = DelayedScaling(...)` at the top of a module, or in its `if __name__ ==
+    "__main__":` block, and `with fp8_autocast(fp8_recipe=recipe)` there: the analysis of
+    the imports, definitions and statements that bind or use the name at module level
+    (their blocks cut to what holds it) answers for every such use and target, a use in a
+    comprehension that binds the name too (the answers are checked against libcst's
+    above), and the whole module is never analysed."""
     doc = py.deep(lambda: py.parse(SourceFile("recipe.py", BINDINGS)))
     targets: dict[str, list[cst.CSTNode]] = {}
-    for stmt in doc.module.body:
-        if isinstance(stmt, cst.SimpleStatementLine):
+    for stmt in _lines(doc.module):
+        if isinstance(stmt, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
             for small in stmt.body:
                 if isinstance(small, cst.Assign):
                     found = [t.target for t in small.targets]
@@ -335,11 +372,25 @@ def test_a_top_level_assignment_target_is_read_from_the_global_analysis() -> Non
                 for t in found:
                     if isinstance(t, cst.Name):
                         targets.setdefault(t.value, []).append(t)
-    for name in ("twice_top", "counted", "typed", "wal", "MXFP8BlockScaling", "uses", "r"):
+    main = ("strategy", "main_typed", "main_once", "main_tried", "main_matched", "main_left")
+    shared = ("twice_top", "counted", "typed", "wal", "MXFP8BlockScaling", "uses", "r", *main)
+    for name in shared:
         assert name in doc.facts.module_bound or name in doc.facts.module_defined
         for target in targets[name]:
-            assert doc._narrow_scope(target) is not None, name
+            assert py.deep(lambda t=target: doc._narrow_scope(t)) is not None, name
+    used = [
+        n
+        for n in _names(doc.module)
+        if isinstance(n, cst.Name) and n.value in shared and id(n) in doc.facts.module_use
+    ]
+    stored = {id(t) for name in shared for t in targets[name]}
+    assert len([n for n in used if id(n) not in stored]) >= 8  # uses, not only targets
+    for n in used:
+        assert py.deep(lambda n=n: doc._narrow_scope(n)) is not None, n.value
     assert len(py.deep(lambda: doc.assignments(targets["twice_top"][0]))) == 2
+    assert len(py.deep(lambda: doc.assignments(targets["strategy"][0]))) == 2  # in a block
+    assert not py.deep(lambda: doc.bound_once_where(targets["strategy"][0]))
+    assert py.deep(lambda: doc.bound_once_where(targets["main_once"][0]))  # `if x: a = 1`
     assert py.deep(lambda: doc.bound_once_where(targets["r"][0]))
     comp = next(
         n
@@ -348,4 +399,10 @@ def test_a_top_level_assignment_target_is_read_from_the_global_analysis() -> Non
         and n.value == "comp_shadow"
         and doc.facts.statement[id(n)] == doc.facts.statement[id(targets["comp_shadow"][0])] + 1
     )
-    assert doc._narrow_scope(comp) is None
+    assert type(py.deep(lambda: doc._narrow_scope(comp))).__name__ == "ComprehensionScope"
+    assert doc._scopes is None  # the whole module's analysis never ran
+    # a slice cuts a block to the statements that hold the name: `strategy`'s holds neither
+    # the loop's other statements nor the `try`
+    module = doc._globals["strategy"][1]
+    assert "main_tried" not in module.code and "main_looped" not in module.code
+    assert "main_once = DS(); strategy = None" in module.code

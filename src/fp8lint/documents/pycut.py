@@ -39,6 +39,24 @@ def only_holding(node: cst.CSTNode, keep: set[int], made: dict[int, cst.CSTNode]
 _CLAUSES = (cst.ExceptHandler, cst.ExceptStarHandler, cst.MatchCase)
 
 
+def mentions(stmt: cst.CSTNode) -> dict[str, set[int]]:
+    """Name -> the ids of the statements inside `stmt` (at any depth) that hold it: what
+    `only_holding` keeps of `stmt` for a scope analysis of that name."""
+    from fp8lint.documents.pyfacts import children
+
+    out: dict[str, set[int]] = {}
+    stack: list[tuple[cst.CSTNode, tuple[int, ...]]] = [(stmt, ())]
+    while stack:
+        node, around = stack.pop()
+        if isinstance(node, cst.Name):
+            out.setdefault(node.value, set()).update(around)
+            continue
+        if isinstance(node, cst.BaseStatement) and node is not stmt:
+            around = (*around, id(node))
+        stack.extend((child, around) for child in children(node))
+    return out
+
+
 def _block_fields(kind: type) -> tuple[str, ...]:
     from dataclasses import fields
 

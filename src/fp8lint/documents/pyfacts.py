@@ -138,6 +138,7 @@ class Facts:
     nested_scopes: list[tuple[int, set[str]]] = field(default_factory=list)
     nested_of: dict[int, int] = field(default_factory=dict)
     module_use: set[int] = field(default_factory=set)  # names and attributes outside bodies
+    module_mentions: dict[str, set[int]] = field(default_factory=dict)  # the same: name -> tops
     # (unit, name) -> the statements holding it inside the unit's body: for each use, the
     # ids of the statements around it, outermost first
     mentions: dict[tuple[int, str], list[tuple[int, ...]]] = field(default_factory=dict)
@@ -189,6 +190,9 @@ def collect(module: cst.Module) -> Facts:
                     facts.nested_of[id(node)] = nest
             elif not inner:
                 facts.module_use.add(id(node))
+                if kind is cst.Name:
+                    word: str = node.value  # type: ignore[attr-defined]
+                    facts.module_mentions.setdefault(word, set()).add(top)
         elif unit >= 0 and kind in BINDING_KINDS:
             into = facts.nested_scopes[nest][1] if nest >= 0 else None
             held = part[-1] if part else -1

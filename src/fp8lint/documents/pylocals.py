@@ -92,19 +92,6 @@ def store_names(target: cst.CSTNode | None) -> list[cst.Name]:
     return out
 
 
-def assigns(stmt: cst.CSTNode, node: cst.CSTNode) -> bool:
-    """Whether statement line `stmt` holds an assignment whose target is the name `node`
-    itself (`x = ...`, `x: T = ...`, `x += ...`; not a name inside a tuple target)."""
-    if not isinstance(stmt, cst.SimpleStatementLine) or not isinstance(node, cst.Name):
-        return False
-    for small in stmt.body:
-        if isinstance(small, cst.Assign) and any(t.target is node for t in small.targets):
-            return True
-        if isinstance(small, (cst.AnnAssign, cst.AugAssign)) and small.target is node:
-            return True
-    return False
-
-
 def note_binding(
     scope: UnitScope,
     node: cst.CSTNode,

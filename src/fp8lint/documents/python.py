@@ -38,7 +38,7 @@ import libcst as cst
 from libcst.helpers import get_full_name_for_node
 from libcst.metadata import QualifiedNameSource
 
-from fp8lint.documents.pycut import binding_parts, only_holding, signature_body
+from fp8lint.documents.pycut import binding_parts, mentions, only_holding, signature_body
 from fp8lint.documents.pydeep import deep as deep
 from fp8lint.documents.pyedit import Change as Change
 from fp8lint.documents.pyedit import Rewrite as Rewrite
@@ -60,7 +60,7 @@ from fp8lint.documents.pyfacts import is_literal_name as is_literal_name
 from fp8lint.documents.pyfacts import last_name as last_name
 from fp8lint.documents.pyfacts import literal as literal
 from fp8lint.documents.pyfacts import short as short
-from fp8lint.documents.pylocals import FunctionLocals, assigns, bound_by, dotted_roots, view_of
+from fp8lint.documents.pylocals import FunctionLocals, bound_by, dotted_roots, view_of
 from fp8lint.documents.pyscan import DEEP as DEEP
 from fp8lint.documents.pyscan import MAX_BOOL as MAX_BOOL
 from fp8lint.documents.pyscan import MAX_BRACKET_WORK as MAX_BRACKET_WORK
@@ -130,7 +130,7 @@ def parse(file: SourceFile, relevant: re.Pattern[str] | None = None) -> PyModule
 
 
 _SMALL_UNIT = 300  # names in a function analysed whole rather than once per name
-_TOP_TARGETS = 64  # top-level assigned names analysed one by one, at most
+_SLICES = 64  # names used at module level analysed in a slice of the module each, at most
 
 
 def _syntax_error(text: str, err: cst.ParserSyntaxError, path: str) -> ParseError:
@@ -201,7 +201,9 @@ class PyModule(Located):
         self._inner: set[str] | None = None
         self._imports: tuple[Scope | None] | None = None
         self._by_scope: dict[tuple[Any, ...], Mapping[cst.CSTNode, Scope | None]] = {}
-        self._globals: dict[str, tuple[Scope | None]] = {}
+        # name -> the scopes of the module's slice for it, and that slice (`_slice`)
+        self._globals: dict[str, tuple[Mapping[cst.CSTNode, Scope | None], cst.Module]] = {}
+        self._mentions: dict[int, dict[str, set[int]]] = {}  # top-level index -> `mentions`
         self._function_locals: dict[tuple[int, int], FunctionLocals] = {}
         self._roots: set[str] | None = None
         # the scan of the file and the ranges of it left out of `text`
@@ -285,9 +287,11 @@ class PyModule(Located):
         ):
             return self._imports_scope()
         if id(node) in facts.module_use:  # seen from the global scope (or a comprehension)
-            if shared and not self._top_target(node, name):
-                return None
-            return self._global_scope(name, imported, defs)
+            if not shared:
+                return self._global_scope(name, imported, defs)
+            if name not in self._globals and (self._scopes or len(self._globals) >= _SLICES):
+                return None  # the whole module's analysis answers, once made or once cheaper
+            return self._slice(name, imported, defs)[0].get(node)
         top = facts.statement.get(id(node))
         if top is None:
             return None
@@ -312,14 +316,6 @@ class PyModule(Located):
         if shared:
             return None  # the analyses below leave out the module's other bindings
         return self._unit_scopes(top, unit, imported, defs, name).get(node)
-
-    def _top_target(self, node: cst.CSTNode, name: str) -> bool:
-        """Whether `node` is the name a top-level assignment binds (`r = DelayedScaling()`),
-        which the global analysis answers (`_TOP_TARGETS` names, before the module's runs)."""
-        if name not in self._globals and (self._scopes or len(self._globals) >= _TOP_TARGETS):
-            return False
-        index = self.facts.statement.get(id(node))
-        return index is not None and assigns(self.module.body[index], node)
 
     def _plain(self, node: cst.CSTNode, name: str) -> bool:
         """False for `name.attr` when the module imports `name.x` without `as`."""
@@ -359,24 +355,41 @@ class PyModule(Located):
         return self._imports[0]
 
     def _global_scope(self, name: str, imports: bool, defs: tuple[int, ...]) -> Scope | None:
-        """For a use the global scope sees: the global scope of a module of the imports and
-        top-level definitions (as signatures) that bind `name`, and the other top-level
-        statements binding it at module level (whole), all its bindings there."""
+        """For a use the global scope sees: the global scope of the module's slice for
+        `name`, which holds all its bindings there."""
+        found, module = self._slice(name, imports, defs)
+        return found.get(module)
+
+    def _slice(
+        self, name: str, imports: bool, defs: tuple[int, ...]
+    ) -> tuple[Mapping[cst.CSTNode, Scope | None], cst.Module]:
+        """The scopes of a module of the imports and top-level definitions (as signatures)
+        that bind `name`, and the other top-level statements that bind it or use it outside
+        every body, their blocks cut to the statements holding it: libcst's answers there
+        for every such use and binding are its answers in the whole module (the bindings of
+        `name` in the global scope are all there, in the same order, with its uses)."""
         found = self._globals.get(name)
         if found is None:
-            whole = self.facts.module_binders.get(name, set())
+            facts = self.facts
+            whole = facts.module_binders.get(name, set()) | facts.module_mentions.get(name, set())
+            whole -= set(defs)
             parts = [
                 p
                 for p in binding_parts(
-                    self.facts, self.module, self._stubbed, name, imports, defs, None, False
+                    facts, self.module, self._stubbed, name, imports, defs, None, False
                 )
                 if p[0] not in whole
             ]
-            parts += [(index, 0, self.module.body[index]) for index in whole]
+            for index in whole:  # a block's statements that do not hold the name bind none
+                held = self._mentions.get(index)
+                if held is None:
+                    held = self._mentions[index] = mentions(self.module.body[index])
+                cut = only_holding(self.module.body[index], held.get(name, set()), self._stubbed)
+                parts.append((index, 0, cut))
             body = [p[2] for p in sorted(parts, key=lambda p: (p[0], p[1]))]
             module = cst.Module(body=body)  # type: ignore[arg-type]
-            found = self._globals[name] = (scopes(module).get(module),)
-        return found[0]
+            found = self._globals[name] = (scopes(module), module)
+        return found
 
     def _unit_scopes(
         self, top: int, unit: int, imports: bool, defs: tuple[int, ...], name: str
