@@ -13,7 +13,6 @@ from __future__ import annotations
 import bisect
 import re
 from collections.abc import Iterator, Mapping
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 import libcst as cst
@@ -53,24 +52,45 @@ class _OffsetState(CodegenState):
         if node not in self.computed:  # a syntactic position noted already stands
             self.computed[node] = (start, self.offset)
 
-    @contextmanager
-    def record_syntactic_position(
+    def record_syntactic_position(  # type: ignore[override]
         self,
         node: cst.CSTNode,
         *,
         start_node: cst.CSTNode | None = None,
         end_node: cst.CSTNode | None = None,
-    ) -> Iterator[None]:
-        start = self.offset
-        try:
-            yield
-        finally:
-            end = self.offset
-            if start_node is not None:
-                start = self.computed[start_node][0]
-            if end_node is not None:
-                end = self.computed[end_node][1]
-            self.computed[node] = (start, end)
+    ) -> _Noted:
+        return _Noted(self, node, start_node, end_node)
+
+
+class _Noted:
+    """The context `record_syntactic_position` gives: the node's range is the code written
+    inside it (or from `start_node`'s start to `end_node`'s end).  A plain class: libcst
+    enters one per node, and a generator-based context manager costs several calls each."""
+
+    __slots__ = ("_end_node", "_node", "_start", "_start_node", "_state")
+
+    def __init__(
+        self,
+        state: _OffsetState,
+        node: cst.CSTNode,
+        start_node: cst.CSTNode | None,
+        end_node: cst.CSTNode | None,
+    ) -> None:
+        self._state = state
+        self._node = node
+        self._start_node = start_node
+        self._end_node = end_node
+        self._start = state.offset
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, *exc: object) -> None:
+        state = self._state
+        computed = state.computed
+        start = self._start if self._start_node is None else computed[self._start_node][0]
+        end = state.offset if self._end_node is None else computed[self._end_node][1]
+        computed[self._node] = (start, end)
 
 
 class Ranges(Mapping[cst.CSTNode, CodeRange]):
