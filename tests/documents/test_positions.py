@@ -155,6 +155,50 @@ def test_a_method_positioned_alone_gets_the_whole_module_ranges(name: str) -> No
         assert alone > 0
 
 
+FUNCTIONS = {
+    "recipe": "import te\n\n\ndef config(a,\n           b=1):\n    'doc'\n    cfg = Cfg()\n"
+    "    # a comment before\n    cfg.recipe = te.R(\n        margin=a,  # tail\n    )\n\n"
+    "    if b:\n        cfg.x = te.R(margin=b)\n    else:\n        pass\n"
+    "    @decorate(\n        1)\n    def inner():\n        return te.R(margin=2)\n"
+    "    with te.autocast(recipe=cfg.recipe): y = 1\n    return cfg\n\n\n"
+    "class T:\n    def m(self):\n        r = te.R(margin=3)\n        return r\n",
+    "crlf-tabs": "def f():\r\n\tx = g(\r\n\t\t1)\r\n\r\n\treturn x\r\n",
+    "twins": "def f(x):\n    if x:\n        return te.R(margin=0)\n    return te.R(margin=0)\n",
+}
+
+
+@pytest.mark.parametrize("name", sorted(FUNCTIONS))
+def test_a_statement_of_a_function_positioned_alone_gets_the_whole_module_ranges(
+    name: str,
+) -> None:
+    """Each node in a function's body is positioned by a pass over the statement of that
+    body holding it (where its code occurs once in its top-level statement), with the ranges
+    libcst gives it in the whole module; a wider pass is made only where the text cannot
+    place the statement."""
+
+    def check() -> tuple[int, int, int]:
+        doc = py.parse(SourceFile("f.py", FUNCTIONS[name]))
+        assert doc.statement_lines is not None
+        whole = _provider(doc.module)
+        compared = 0
+        for node in whole:
+            if doc.facts.block_of.get(id(node)) is None:
+                continue
+            r = doc._range(node)
+            assert (r.start.line, r.start.column, r.end.line, r.end.column) == whole[node], node
+            compared += 1
+        placed = sum(found is not None for found in doc._by_block.values())
+        made = sum(found is not None for found in doc._by_unit.values())
+        return compared, placed, len(doc._by_statement) + made
+
+    compared, placed, wider = py.deep(check)
+    assert compared > 0
+    if name == "twins":  # `return te.R(margin=0)` twice: the function's statement pass serves
+        assert placed == 1 and wider == 1
+    else:
+        assert placed > 1 and wider == 0
+
+
 def test_lines_of_a_method_positioned_alone_are_looked_up_in_its_pass() -> None:
     """A fix or a test range asks for the nodes on a line: inside a method positioned alone,
     that method's pass answers, and no class-wide pass is made."""

@@ -163,15 +163,17 @@ def test_a_name_read_by_many_recipe_calls_is_looked_up_once() -> None:
 
 
 def test_functions_at_the_top_level_are_positioned_one_statement_each() -> None:
-    """A top-level function is positioned as its statement: only a method (in a class) gets
-    a pass of its own, and only passes made count toward the switch to one whole pass."""
+    """A top-level function's finding is positioned by a pass over the statement of its
+    body that holds it (the fix's node is found again in that pass), and only passes made
+    count toward the switch to one whole pass."""
     functions = 40  # under the 64 statements positioned one at a time
     body = "".join(
         f"def recipe_{i}():\n    return DelayedScaling(margin=0, amax_history_len=1, "
         "amax_compute_algo='most_recent')\n\n"
         for i in range(functions)
     )
-    with counting(pyspans, "positions") as count:
+    with counting(pyspans, "positions") as count, counting(pyspans, "nested_positions") as inner:
         diags = _lint("r.py", RECIPE + body)
-    assert count[0] == functions + 1, count[0]  # each function's statement, and line 2's
+    assert count[0] == 1, count[0]  # line 2's statement
+    assert inner[0] == functions, inner[0]  # each function's `return` line
     assert sum(d.code == "FP8101" for d in diags) == functions + 1

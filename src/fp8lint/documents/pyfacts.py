@@ -127,6 +127,7 @@ class Facts:
     # top-level index), and the one whose body holds each node
     units: list[tuple[cst.FunctionDef, int]] = field(default_factory=list)
     unit_of: dict[int, int] = field(default_factory=dict)
+    block_of: dict[int, int] = field(default_factory=dict)  # id(node) -> id(its unit's statement)
     unit_names: list[int] = field(default_factory=list)  # how many names each unit holds
     # each unit's bindings (`pylocals`), and the names and attributes used directly in a
     # unit's own scope (not inside a function, class, lambda or comprehension nested in it)
@@ -169,6 +170,7 @@ def collect(module: cst.Module) -> Facts:
     stack.reverse()
     statement = facts.statement
     unit_of = facts.unit_of
+    block_of = facts.block_of
     while stack:
         # inner: inside a function, class or lambda body; unit: the `units` index, or -1;
         # part: inside a unit's body, the ids of the statements around the node there;
@@ -181,6 +183,8 @@ def collect(module: cst.Module) -> Facts:
         kind = type(node)
         if part is not None and kind in _STATEMENTS:
             part = (*part, id(node))
+        if part:
+            block_of[id(node)] = part[0]
         if kind is cst.Name or kind is cst.Attribute:
             if unit >= 0:
                 _note_use(facts, node, unit, part)

@@ -45,6 +45,10 @@ class Located:
         self._shift: dict[int, int] | None = None
         self._by_statement: dict[int, Mapping[cst.CSTNode, CodeRange]] = {}
         self._by_unit: dict[int, Ranges | None] = {}  # a method's own pass (None: not made)
+        # (unit, id of a statement of its body) -> that statement's own pass (None: not made)
+        self._by_block: dict[tuple[int, int], Ranges | None] = {}
+        # top-level statement -> (its body statements' passes, first line, last line, unit)
+        self._block_lines: dict[int, list[tuple[Ranges, int, int, int]]] = {}
         self._unit_passes = 0
         self._kinds: dict[tuple[int, tuple[type, ...]], list[tuple[cst.CSTNode, int, int]]] = {}
         # top-level statement -> (its methods' passes, first line, last line)
@@ -107,11 +111,63 @@ class Located:
             index = facts.statement.get(id(node))
             if index is not None:
                 unit = facts.unit_of.get(id(node))
-                found = self._unit_positions(unit) if unit is not None else None
-                if found is not None:
-                    return found[node]
+                hit = self._in_unit(unit, index, node) if unit is not None else None
+                if hit is not None:
+                    return hit
                 return self._statement_positions(index)[node]
         return self._position_map()[node]
+
+    def _in_unit(self, unit: int, index: int, node: cst.CSTNode) -> CodeRange | None:
+        """A node's range from a pass over less than its top-level statement `index`: the
+        pass over its function made already, else one over the statement of the function's
+        body that holds it, else one over the function when it is a method; None when the
+        statement's own pass serves (made already, or nothing smaller places)."""
+        found = self._by_unit.get(unit)
+        if found is not None:
+            return found[node]
+        if index in self._by_statement:
+            return None
+        block = self.facts.block_of.get(id(node))
+        if block is not None:
+            alone = self._block_positions(unit, block)
+            if alone is not None and node in alone:
+                return alone[node]
+        found = self._unit_positions(unit)
+        return found[node] if found is not None else None
+
+    def _block_positions(self, unit: int, block: int) -> Ranges | None:
+        """The ranges of the nodes of one statement of `facts.units[unit]`'s body (`block`:
+        its id), from a positions pass over it alone: a recipe function of 500 lines is
+        positioned at the line that builds its recipe.  Its code, written under the function's
+        (and classes') body indentation, must occur once in its top-level statement's text,
+        at a line start: that occurrence is its place.  None when it is not so."""
+        key = (unit, block)
+        if key in self._by_block:
+            return self._by_block[key]
+        function, top = self.facts.units[unit]
+        lines = self.statement_lines
+        outer = self.module.body[top]
+        default = self.module.default_indent
+        body = function.body
+        found: Ranges | None = None
+        indents = [] if function is outer else _class_indents(outer, function, default)
+        stmt = None
+        if isinstance(body, cst.IndentedBlock):
+            stmt = next((s for s in body.body if id(s) == block), None)
+        if lines is not None and indents is not None and stmt is not None:
+            self._unit_passes += 1
+            assert isinstance(body, cst.IndentedBlock)
+            alone = stmt.with_changes(leading_lines=())
+            inside = [*indents, default if body.indent is None else body.indent]
+            made = nested_positions(alone, self.module, inside)
+            placed = self._placed(made, lines, top) if made is not None else None
+            if placed is not None:
+                found, first = placed
+                found.rename(alone, stmt)
+                last = found[stmt].end.line
+                self._block_lines.setdefault(top, []).append((found, first, last, unit))
+        self._by_block[key] = found
+        return found
 
     def _unit_positions(self, unit: int) -> Ranges | None:
         """The ranges of the nodes of `facts.units[unit]` when it is a method (a function in
@@ -172,10 +228,14 @@ class Located:
 
     def _unit_at(self, index: int, line: int) -> Ranges | None:
         """The pass of a method positioned alone in top-level statement `index` that holds
-        `line` (from its first decorator), if one was made."""
+        `line` (from its first decorator), if one was made, or is made now for a line of a
+        statement of its body positioned alone."""
         for found, first, last in self._unit_lines.get(index, ()):
             if first <= line <= last:
                 return found
+        for _found, first, last, unit in self._block_lines.get(index, ()):
+            if first <= line <= last:  # a method's statement positioned alone: its method's
+                return self._unit_positions(unit)
         return None
 
     def ranges_at(
@@ -212,12 +272,27 @@ class Located:
             return True
         return index >= 0 and line <= self._range(self.module.body[index]).end.line
 
+    def _block_at(self, line: int) -> Ranges | None:
+        """The pass of a statement of a function's body positioned alone that holds `line`,
+        if one was made (what a fix's node and statement line are found in)."""
+        lines = self.statement_lines
+        if lines is None or not self._block_lines or not self._per_statement():
+            return None
+        index = bisect.bisect_right(lines, line) - 1
+        for found, first, last, _unit in self._block_lines.get(index, ()):
+            if first <= line <= last:
+                return found
+        return None
+
     def _of_kind(
         self, line: int, kinds: type[_N] | tuple[type[_N], ...]
     ) -> Iterator[tuple[_N, CodeRange]]:
         """The nodes of `kinds` (and their ranges) that can start on `line`: the range is
-        made only for a node of the kind asked for."""
-        for found in self._maps_at(line):
+        made only for a node of the kind asked for.  Inside a function, the pass of the
+        statement of its body holding `line` when one was made (the node a span was made
+        from is in it)."""
+        block = self._block_at(line)
+        for found in [block] if block is not None else self._maps_at(line):
             for node in found:
                 if isinstance(node, kinds):
                     yield node, found[node]
