@@ -751,3 +751,27 @@ def test_the_request_holds_what_the_command_line_said() -> None:
         "b.json",
         "u/",
     )
+
+
+def test_the_command_exits_with_mains_code_its_heap_frozen(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """`fp8lint` and `python -m fp8lint` run `cli.entry`: main's exit code, and the heap
+    frozen first so the interpreter's last collections skip it; `main` alone freezes nothing
+    (tests and embedders call it in-process)."""
+    import gc
+
+    import fp8lint.cli as cli
+
+    assert '\nfp8lint = "fp8lint.cli:entry"\n' in (ROOT / "pyproject.toml").read_text()
+    assert "entry()" in (ROOT / "src" / "fp8lint" / "__main__.py").read_text()
+    frozen: list[int] = []
+    monkeypatch.setattr(gc, "freeze", lambda: frozen.append(1))
+    monkeypatch.setattr(cli, "main", lambda: 3)
+    with pytest.raises(SystemExit) as exited:
+        cli.entry()
+    assert exited.value.code == 3 and frozen == [1]
+    monkeypatch.undo()
+    monkeypatch.setattr(gc, "freeze", lambda: frozen.append(2))
+    assert cli.main(["rule", "FP8101"]) == 0
+    assert frozen == [1]

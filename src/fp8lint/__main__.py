@@ -1,5 +1,3 @@
-import sys
+from fp8lint.cli import entry
 
-from fp8lint.cli import main
-
-sys.exit(main())
+entry()
