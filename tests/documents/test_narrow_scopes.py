@@ -406,3 +406,32 @@ def test_names_used_at_module_level_are_read_from_a_slice_of_the_module() -> Non
     module = doc._globals["strategy"][1]
     assert "main_tried" not in module.code and "main_looped" not in module.code
     assert "main_once = DS(); strategy = None" in module.code
+
+
+def test_children_are_the_node_fields_libcst_types_as_nodes() -> None:
+    """`children` keeps, in field order, every field value (and sequence element) that is a
+    libcst node, the fields of whitespace and punctuation left out: the same as an
+    `isinstance` check of each, which its per-type cache stands for."""
+    from dataclasses import fields
+
+    from fp8lint.documents.pyfacts import _SKIP_FIELDS
+
+    module = cst.parse_module(BINDINGS)
+    stack: list[cst.CSTNode] = [module]
+    seen = 0
+    while stack:
+        node = stack.pop()
+        want: list[cst.CSTNode] = []
+        for f in fields(node):
+            if f.name in _SKIP_FIELDS or f.name.startswith("whitespace"):
+                continue
+            value = getattr(node, f.name)
+            if isinstance(value, cst.CSTNode):
+                want.append(value)
+            elif isinstance(value, (list, tuple)):
+                want.extend(v for v in value if isinstance(v, cst.CSTNode))
+        got = children(node)
+        assert [id(n) for n in got] == [id(n) for n in want], node
+        seen += 1
+        stack.extend(got)
+    assert seen > 1000

@@ -61,15 +61,31 @@ def _child_fields(kind: type) -> tuple[str, ...]:
     return names
 
 
+# type -> whether it is a libcst node: `CSTNode` is an ABC, and its `isinstance` check was
+# a fifth of the walk of a large recipe module
+_IS_NODE: dict[type, bool] = {}
+
+
+def _is_node(kind: type) -> bool:
+    found = _IS_NODE[kind] = issubclass(kind, cst.CSTNode)
+    return found
+
+
 def children(node: cst.CSTNode) -> list[cst.CSTNode]:
     """The child nodes that hold code (not whitespace or punctuation), in field order."""
     out: list[cst.CSTNode] = []
-    for name in _child_fields(type(node)):
+    kind = type(node)
+    names = _FIELDS.get(kind)
+    for name in names if names is not None else _child_fields(kind):
         value = getattr(node, name)
-        if isinstance(value, cst.CSTNode):
+        held = type(value)
+        if _IS_NODE.get(held) or (held not in _IS_NODE and _is_node(held)):
             out.append(value)
         elif isinstance(value, (list, tuple)):
-            out.extend(v for v in value if isinstance(v, cst.CSTNode))
+            for v in value:
+                held = type(v)
+                if _IS_NODE.get(held) or (held not in _IS_NODE and _is_node(held)):
+                    out.append(v)
     return out
 
 
