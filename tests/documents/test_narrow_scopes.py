@@ -435,3 +435,43 @@ def test_children_are_the_node_fields_libcst_types_as_nodes() -> None:
         seen += 1
         stack.extend(got)
     assert seen > 1000
+
+
+def test_a_name_only_the_module_imports_bind_is_read_from_them() -> None:
+    """`DS` and `te`, bound by module-level imports and nothing else, are answered from the
+    imports read plainly (libcst's `ImportAssignment` names them), as libcst's analysis of
+    the whole module does; `torch` (`import torch.distributed`, a dotted name) and a name
+    one statement imports twice are left to libcst's analysis of the imports."""
+    source = (
+        "import torch.distributed\nimport transformer_engine.pytorch as te\n"
+        "from transformer_engine.common.recipe import DelayedScaling as DS, Format, Format\n"
+        "try:\n    from transformer_engine.common.recipe import DelayedScaling as DS\n"
+        "except ImportError:\n    pass\n\n\ndef f():\n"
+        "    with te.autocast(recipe=DS(), fmt=Format.E4M3):\n"
+        "        torch.distributed.barrier()\n"
+    )
+    doc = py.deep(lambda: py.parse(SourceFile("recipe.py", source)))
+    whole = py.deep(
+        lambda: MetadataWrapper(doc.module, unsafe_skip_copy=True).resolve(ScopeProvider)
+    )
+    uses = [
+        n
+        for n in _names(doc.module)
+        if isinstance(n, cst.Name)
+        and n.value in {"DS", "te", "torch", "Format"}
+        and doc.facts.unit_of.get(id(n)) is not None
+    ]
+    assert len(uses) == 4
+    answered = {}
+    for n in uses:
+        found = py.deep(lambda n=n: doc._narrow_scope(n))
+        answered[n.value] = isinstance(found, FunctionLocals)
+        want = sorted(
+            q.name
+            for q in whole[n].get_qualified_names_for(n)
+            if q.source is QualifiedNameSource.IMPORT
+        )
+        assert list(py.deep(lambda n=n: doc.imported_names(n))) == want, n.value
+        got = [id(a.node) for a in py.deep(lambda n=n: doc.assignments(n))]
+        assert got == [id(a.node) for a in sorted(whole[n][n.value], key=lambda a: a._index)]
+    assert answered == {"te": True, "DS": True, "torch": False, "Format": False}

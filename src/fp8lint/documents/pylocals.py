@@ -172,6 +172,29 @@ def _import_binds(
             scope.bind(name, node, statement, seq)
 
 
+def import_locals(imports: list[cst.Import | cst.ImportFrom]) -> FunctionLocals:
+    """The module's imports as a scope, for a name nothing but them binds: each import of
+    it in order (the statement is libcst's assignment node for an import), a dotted `import
+    a.b` without `as` and two bindings in one statement left out (libcst answers those)."""
+    scope = UnitScope()
+    for i, imp in enumerate(imports):
+        _import_binds(scope, imp, i, i, None)
+    return scope.locals()
+
+
+def inner_imports(
+    imports: list[cst.Import | cst.ImportFrom], module_imports: list[cst.Import | cst.ImportFrom]
+) -> set[str]:
+    """The names the imports inside a function or class body bind."""
+    outer = {id(x) for x in module_imports}
+    return {
+        bound_by(alias)
+        for imp in imports
+        if id(imp) not in outer and not isinstance(imp.names, cst.ImportStar)
+        for alias in imp.names
+    }
+
+
 _HANDLERS = (cst.ExceptHandler, cst.ExceptStarHandler)
 MARKED: dict[type, str] = {
     cst.MatchAs: "name",

@@ -60,7 +60,13 @@ from fp8lint.documents.pyfacts import is_literal_name as is_literal_name
 from fp8lint.documents.pyfacts import last_name as last_name
 from fp8lint.documents.pyfacts import literal as literal
 from fp8lint.documents.pyfacts import short as short
-from fp8lint.documents.pylocals import FunctionLocals, bound_by, dotted_roots, view_of
+from fp8lint.documents.pylocals import (
+    FunctionLocals,
+    dotted_roots,
+    import_locals,
+    inner_imports,
+    view_of,
+)
 from fp8lint.documents.pyscan import DEEP as DEEP
 from fp8lint.documents.pyscan import MAX_BOOL as MAX_BOOL
 from fp8lint.documents.pyscan import MAX_BRACKET_WORK as MAX_BRACKET_WORK
@@ -200,6 +206,7 @@ class PyModule(Located):
         self._assigned: dict[tuple[int, str], tuple[Any, ...]] = {}
         self._inner: set[str] | None = None
         self._imports: tuple[Scope | None] | None = None
+        self._import_locals: FunctionLocals | None = None
         self._by_scope: dict[tuple[Any, ...], Mapping[cst.CSTNode, Scope | None]] = {}
         # name -> the scopes of the module's slice for it, and that slice (`_slice`)
         self._globals: dict[str, tuple[Mapping[cst.CSTNode, Scope | None], cst.Module]] = {}
@@ -285,7 +292,7 @@ class PyModule(Located):
             and not defs
             and not (name in facts.bound or name in facts.defined or name in self._inner_imports())
         ):
-            return self._imports_scope()
+            return self._imported(name)
         if id(node) in facts.module_use:  # seen from the global scope (or a comprehension)
             if not shared:
                 return self._global_scope(name, imported, defs)
@@ -338,16 +345,16 @@ class PyModule(Located):
     def _inner_imports(self) -> set[str]:
         """The names imports inside a function or class body bind."""
         if self._inner is None:
-            outer = {id(x) for x in self.facts.module_imports}
-            self._inner = {
-                bound_by(alias)
-                for imp in self.facts.imports
-                if id(imp) not in outer and not isinstance(imp.names, cst.ImportStar)
-                for alias in imp.names
-            }
+            self._inner = inner_imports(self.facts.imports, self.facts.module_imports)
         return self._inner
 
-    def _imports_scope(self) -> Scope | None:
+    def _imported(self, name: str) -> Scope | FunctionLocals | None:
+        """The scope of a name only the module's imports bind: the imports read plainly,
+        or libcst's analysis of them (a dotted `import a.b`, two in one statement)."""
+        if self._import_locals is None:
+            self._import_locals = import_locals(self.facts.module_imports)
+        if name in self._import_locals:
+            return self._import_locals
         if self._imports is None:
             body = [cst.SimpleStatementLine(body=[x]) for x in self.facts.module_imports]
             module = cst.Module(body=body)
