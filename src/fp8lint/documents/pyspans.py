@@ -200,7 +200,9 @@ class Located:
         self, made: tuple[dict[cst.CSTNode, tuple[int, int]], str], lines: list[int], top: int
     ) -> tuple[Ranges, int] | None:
         """The ranges of code `made` where it occurs once, at a line start, in the text of
-        top-level statement `top`, and its first line; None when it does not."""
+        top-level statement `top`, and its first line; None when it does not, or when a form
+        feed there could make libcst's code differ from the text (it drops one from an
+        indentation) and the one occurrence another place."""
         computed, code = made
         text = self.text
         if self._text_starts is None:
@@ -208,6 +210,8 @@ class Located:
         starts = self._text_starts
         begin = starts[lines[top] - 1]
         end = starts[lines[top + 1] - 1] if top + 1 < len(lines) else len(text)
+        if text.find("\x0c", begin, end) >= 0:
+            return None
         at = text.find(code, begin, end)
         if at < 0 or text[at - 1 : at] not in ("", "\n", "\r") or text.find(code, at + 1, end) >= 0:
             return None
