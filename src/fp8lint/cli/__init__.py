@@ -194,10 +194,10 @@ def main(argv: Sequence[str] | None = None) -> int:
 def entry() -> None:
     """The `fp8lint` command and `python -m fp8lint`: `main`, then an exit whose garbage
     collections skip the heap left by the imports.  At exit the interpreter collects its
-    whole heap (libcst's and pydantic's classes) more than once: about 100 ms of a one-file
-    pre-commit call (bench/RESULTS.md).  Every output is written and closed by then, and
-    nothing fp8lint leaves needs a finalizer; `main` itself, called in-process, changes
-    nothing."""
+    whole heap (libcst's and pydantic's classes) more than once: a sixth of a cold one-file
+    call where it was measured (the commit that added this).  Every output is closed by
+    then, and nothing fp8lint leaves needs a finalizer; `main` itself, called in-process,
+    changes nothing."""
     code = main()
     import gc
 
