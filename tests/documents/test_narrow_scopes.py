@@ -242,28 +242,32 @@ BINDINGS = textwrap.dedent(
 )
 
 
-def _lines(module: cst.Module) -> list[cst.CSTNode]:
-    """The statement lines outside every function and class body."""
+def _collect(
+    module: cst.Module, kinds: tuple[type, ...], skip: tuple[type, ...] = ()
+) -> list[cst.CSTNode]:
+    """The nodes of `kinds`, and under them too unless they are statement lines, not
+    entering the nodes of `skip`."""
     out: list[cst.CSTNode] = []
     stack: list[cst.CSTNode] = [module]
     while stack:
         node = stack.pop()
-        if isinstance(node, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
+        if isinstance(node, kinds):
             out.append(node)
-        elif not isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.BaseExpression)):
+            if isinstance(node, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
+                continue
+        if not isinstance(node, skip):
             stack.extend(reversed(children(node)))
     return out
 
 
+def _lines(module: cst.Module) -> list[cst.CSTNode]:
+    """The statement lines outside every function and class body."""
+    lines = (cst.SimpleStatementLine, cst.SimpleStatementSuite)
+    return _collect(module, lines, (cst.FunctionDef, cst.ClassDef, cst.BaseExpression))
+
+
 def _names(module: cst.Module) -> list[cst.CSTNode]:
-    out: list[cst.CSTNode] = []
-    stack: list[cst.CSTNode] = [module]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, (cst.Name, cst.Attribute)):
-            out.append(node)
-        stack.extend(children(node))
-    return out
+    return _collect(module, (cst.Name, cst.Attribute))
 
 
 @pytest.mark.parametrize("small", [0, 10_000], ids=["cut-per-name", "whole-functions"])

@@ -107,6 +107,19 @@ def test_statement_ranges_equal_the_whole_module_ranges(name: str) -> None:
     assert py.deep(check) > 0
 
 
+def _compare_held(doc: py.PyModule, held: dict[int, int]) -> int:
+    """Every node `held` names gets `PositionProvider`'s range from `doc._range`; how many."""
+    whole = _provider(doc.module)
+    compared = 0
+    for node in whole:
+        if held.get(id(node)) is None:
+            continue
+        r = doc._range(node)
+        assert (r.start.line, r.start.column, r.end.line, r.end.column) == whole[node], node
+        compared += 1
+    return compared
+
+
 CLASSES = {
     "methods": "import te\n\n\nclass T:\n    '''doc'''\n\n    x = te.R(margin=1)\n\n"
     "    # a comment between\n    @staticmethod\n    @other(  # open\n        1,\n    )\n"
@@ -133,14 +146,7 @@ def test_a_method_positioned_alone_gets_the_whole_module_ranges(name: str) -> No
     def check() -> tuple[int, int]:
         doc = py.parse(SourceFile("f.py", CLASSES[name]))
         assert doc.statement_lines is not None
-        whole = _provider(doc.module)
-        compared = 0
-        for node in whole:
-            if doc.facts.unit_of.get(id(node)) is None:
-                continue
-            r = doc._range(node)
-            assert (r.start.line, r.start.column, r.end.line, r.end.column) == whole[node], node
-            compared += 1
+        compared = _compare_held(doc, doc.facts.unit_of)
         alone = sum(found is not None for found in doc._by_unit.values())
         classes = [i for i, s in enumerate(doc.module.body) if isinstance(s, cst.ClassDef)]
         if alone:
@@ -181,14 +187,7 @@ def test_a_statement_of_a_function_positioned_alone_gets_the_whole_module_ranges
     def check() -> tuple[int, int, int]:
         doc = py.parse(SourceFile("f.py", FUNCTIONS[name]))
         assert (doc.statement_lines is None) == (name == "form-feed")
-        whole = _provider(doc.module)
-        compared = 0
-        for node in whole:
-            if doc.facts.block_of.get(id(node)) is None:
-                continue
-            r = doc._range(node)
-            assert (r.start.line, r.start.column, r.end.line, r.end.column) == whole[node], node
-            compared += 1
+        compared = _compare_held(doc, doc.facts.block_of)
         placed = sum(found is not None for found in doc._by_block.values())
         made = sum(found is not None for found in doc._by_unit.values())
         return compared, placed, len(doc._by_statement) + made

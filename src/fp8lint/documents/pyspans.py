@@ -155,17 +155,12 @@ class Located:
         if isinstance(body, cst.IndentedBlock):
             stmt = next((s for s in body.body if id(s) == block), None)
         if lines is not None and indents is not None and stmt is not None:
-            self._unit_passes += 1
             assert isinstance(body, cst.IndentedBlock)
-            alone = stmt.with_changes(leading_lines=())
             inside = [*indents, default if body.indent is None else body.indent]
-            made = nested_positions(alone, self.module, inside)
-            placed = self._placed(made, lines, top) if made is not None else None
+            placed = self._alone(stmt, inside, lines, top)
             if placed is not None:
-                found, first = placed
-                found.rename(alone, stmt)
-                last = found[stmt].end.line
-                self._block_lines.setdefault(top, []).append((found, first, last, unit))
+                found = placed[0]
+                self._block_lines.setdefault(top, []).append((*placed, unit))
         self._by_block[key] = found
         return found
 
@@ -184,17 +179,27 @@ class Located:
         found: Ranges | None = None
         indents = _class_indents(stmt, function, self.module.default_indent)
         if lines is not None and indents is not None:
-            self._unit_passes += 1
-            alone = function.with_changes(leading_lines=())
-            made = nested_positions(alone, self.module, indents)
-            placed = self._placed(made, lines, top) if made is not None else None
+            placed = self._alone(function, indents, lines, top)
             if placed is not None:
-                found, first = placed
-                found.rename(alone, function)
-                last = found[function].end.line
-                self._unit_lines.setdefault(top, []).append((found, first, last))
+                found = placed[0]
+                self._unit_lines.setdefault(top, []).append(placed)
         self._by_unit[unit] = found
         return found
+
+    def _alone(
+        self, node: cst.CSTNode, indents: list[str], lines: list[int], top: int
+    ) -> tuple[Ranges, int, int] | None:
+        """A positions pass over `node` alone (written under `indents`), placed in top-level
+        statement `top` (`_placed`): its ranges, first line and last line."""
+        self._unit_passes += 1
+        alone = node.with_changes(leading_lines=())
+        made = nested_positions(alone, self.module, indents)
+        placed = self._placed(made, lines, top) if made is not None else None
+        if placed is None:
+            return None
+        found, first = placed
+        found.rename(alone, node)
+        return found, first, found[node].end.line
 
     def _placed(
         self, made: tuple[dict[cst.CSTNode, tuple[int, int]], str], lines: list[int], top: int
