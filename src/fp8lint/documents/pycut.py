@@ -3,14 +3,12 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import libcst as cst
 
+from fp8lint.documents.pyfacts import Facts, children
 from fp8lint.documents.pylocals import bound_by
-
-if TYPE_CHECKING:
-    from fp8lint.documents.pyfacts import Facts
 
 
 def only_holding(node: cst.CSTNode, keep: set[int], made: dict[int, cst.CSTNode]) -> cst.CSTNode:
@@ -42,8 +40,6 @@ _CLAUSES = (cst.ExceptHandler, cst.ExceptStarHandler, cst.MatchCase)
 def mentions(stmt: cst.CSTNode) -> dict[str, set[int]]:
     """Name -> the ids of the statements inside `stmt` (at any depth) that hold it: what
     `only_holding` keeps of `stmt` for a scope analysis of that name."""
-    from fp8lint.documents.pyfacts import children
-
     out: dict[str, set[int]] = {}
     stack: list[tuple[cst.CSTNode, tuple[int, ...]]] = [(stmt, ())]
     while stack:

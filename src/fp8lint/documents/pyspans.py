@@ -151,13 +151,10 @@ class Located:
         body = function.body
         found: Ranges | None = None
         indents = [] if function is outer else _class_indents(outer, function, default)
-        stmt = None
-        if isinstance(body, cst.IndentedBlock):
+        if lines is not None and indents is not None and isinstance(body, cst.IndentedBlock):
             stmt = next((s for s in body.body if id(s) == block), None)
-        if lines is not None and indents is not None and stmt is not None:
-            assert isinstance(body, cst.IndentedBlock)
             inside = [*indents, default if body.indent is None else body.indent]
-            placed = self._alone(stmt, inside, lines, top)
+            placed = self._alone(stmt, inside, lines, top) if stmt is not None else None
             if placed is not None:
                 found = placed[0]
                 self._block_lines.setdefault(top, []).append((*placed, unit))
@@ -205,9 +202,9 @@ class Located:
         self, made: tuple[dict[cst.CSTNode, tuple[int, int]], str], lines: list[int], top: int
     ) -> tuple[Ranges, int] | None:
         """The ranges of code `made` where it occurs once, at a line start, in the text of
-        top-level statement `top`, and its first line; None when it does not, or when a form
-        feed there could make libcst's code differ from the text (it drops one from an
-        indentation) and the one occurrence another place."""
+        top-level statement `top`, and its first line; None when it does not, and when that
+        text holds a form feed (libcst's code drops one from an indentation, so the code
+        found could be another line's)."""
         computed, code = made
         text = self.text
         if self._text_starts is None:
